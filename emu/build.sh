@@ -1,0 +1,12 @@
+#!/bin/bash
+# Builds pmuser.ko, libpmuser, the samples and the in-guest tests for one target into
+# build/TARGET. usage: emu/build.sh TARGET
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+pmuser_target "$1"
+bash "$here/setup.sh" "$1"
+mk=(make -s -C "$PMUSER_TOP" OUT="$T_BUILD")
+"${mk[@]}" module KDIR="$T_KDIR" KBUILD_ARGS="ARCH=$T_ARCH CROSS_COMPILE=$T_CROSS W=1"
+"${mk[@]}" user guest-tests CROSS_COMPILE="$T_CROSS" LDFLAGS=-static \
+	CFLAGS="-O2 -g $T_CFLAGS"

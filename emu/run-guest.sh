@@ -1,0 +1,92 @@
+#!/bin/bash
+# Boots a target's Debian kernel in QEMU with an initramfs holding pmuser.ko, the samples, the
+# tests and a job script; prints what the job printed and exits with the job's status.
+#
+# usage: emu/run-guest.sh TARGET JOB_SCRIPT [FILE...]      (FILEs land in the guest's /root)
+# env:   PMUSER_TIMEOUT (seconds, default 600), PMUSER_SMP (CPUs, default per target),
+#        PMUSER_ICOUNT (default 1: -icount shift=0, deterministic instruction counts),
+#        PMUSER_EXTRA_MODULES (more .ko files for /lib/modules), PMUSER_GUEST_ENV (lines for
+#        the guest's environment)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+pmuser_target "$1"
+job=$2
+shift 2
+
+smp=${PMUSER_SMP:-$T_SMP}
+work=$T_BUILD/guest
+stage=$work/initramfs.d
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,dev,proc,sys,tmp,root,tests,etc/pmuser,lib/modules}
+
+[ -f "$T_BUILD/pmuser.ko" ] || { echo "run-guest: $T_BUILD/pmuser.ko missing (build first)" >&2; exit 2; }
+cp "$T_BUSYBOX" "$stage/bin/busybox"
+cp "$here/guest/init" "$stage/init"
+cp "$here/guest/run-tests" "$stage/etc/pmuser/run-tests"
+cp "$job" "$stage/etc/pmuser/job"
+cp "$T_BUILD/pmuser.ko" "$stage/lib/modules/"
+for m in ${PMUSER_EXTRA_MODULES:-}; do cp "$m" "$stage/lib/modules/"; done
+[ -d "$T_BUILD/bin" ] && cp "$T_BUILD"/bin/* "$stage/bin/" 2>/dev/null || true
+find "$T_BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/tests/" \; 2>/dev/null || true
+for f in "$@"; do cp -r "$f" "$stage/root/"; done
+{
+	echo "export PMUSER_TARGET=$T_NAME"
+	echo "export PMUSER_MODPARAMS='$T_MODPARAMS'"
+	echo "export PMUSER_SMP=$smp"
+	[ "${PMUSER_ICOUNT:-1}" = 1 ] && echo "export PMUSER_ICOUNT_EXACT=1"
+	printf '%s\n' "${PMUSER_GUEST_ENV:-}"
+} >"$stage/etc/pmuser/env"
+(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+
+qemu=("$T_QEMU" -M "$T_MACHINE" -m "$T_MEM" -nographic -no-reboot -nic none
+	-kernel "$T_KERNEL" -initrd "$work/initramfs.cpio.gz")
+[ -n "$T_CPU" ] && qemu+=(-cpu "$T_CPU")
+[ "${PMUSER_ICOUNT:-1}" = 1 ] && qemu+=(-icount shift=0)
+append="console=$T_CONSOLE loglevel=1 panic=-1 rdinit=/init"
+
+case "$T_NAME" in
+armhf-*)
+	# QEMU writes an empty PMU node into the 32-bit virt DTB: describe the A15 PMU (PPI 7,
+	# level high, routed to every CPU) so the guest kernel registers it.
+	qemu[2]=virt,highmem=off
+	qemu+=(-smp "$smp")
+	"${qemu[@]}" -machine dumpdtb="$work/virt.dtb" >/dev/null 2>&1
+	dtc -q -I dtb -O dts "$work/virt.dtb" |
+		awk -v mask=$(((1 << smp) - 1)) '
+			/^\tpmu \{/ { print; getline
+				print "\t\tcompatible = \"arm,cortex-a15-pmu\";"
+				printf "\t\tinterrupts = <0x01 0x07 0x%x>;\n", mask * 256 + 4 }
+			{ print }' >"$work/virt.dts"
+	dtc -q -I dts -O dtb -o "$work/virt-pmu.dtb" "$work/virt.dts"
+	qemu+=(-dtb "$work/virt-pmu.dtb")
+	;;
+armel-*)
+	# QEMU's raspi0 models one watchdog register block; the DT's second one makes the
+	# kernel's probe fail, so keep only the first.
+	dtc -q -I dtb -O dts "$T_ROOT/usr/lib/linux-image-$T_KREL/bcm2835-rpi-zero.dtb" |
+		awk '/watchdog@7e100000 \{/ { wd = 1 }
+			wd && /reg = </ { sub(/reg = <[^>]*>/, "reg = <0x7e100000 0x114>"); wd = 0 }
+			{ print }' >"$work/rpi0.dts"
+	dtc -q -I dts -O dtb -o "$work/rpi0.dtb" "$work/rpi0.dts"
+	qemu+=(-dtb "$work/rpi0.dtb")
+	;;
+*)
+	qemu+=(-smp "$smp")
+	;;
+esac
+qemu+=(-append "$append")
+
+log=$work/console.log
+set +e
+timeout "${PMUSER_TIMEOUT:-600}" "${qemu[@]}" </dev/null >"$log" 2>&1
+qemu_rc=$?
+set -e
+tr -d '\r' <"$log" >"$log.txt"
+if ! grep -q '^@@PMUSER-EXIT ' "$log.txt"; then
+	echo "run-guest: $T_NAME: the job did not finish (qemu status $qemu_rc); console tail:" >&2
+	tail -n 40 "$log.txt" >&2
+	exit 125
+fi
+awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-EXIT/ { exit } on' "$log.txt"
+exit "$(sed -n 's/^@@PMUSER-EXIT \([0-9]*\).*/\1/p' "$log.txt" | tail -n1)"

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pmuser: interfaces between the module's parts. */
+#ifndef PMUSER_INTERNAL_H
+#define PMUSER_INTERNAL_H
+
+#include <linux/cpumask.h>
+#include <linux/fs.h>
+#include <uapi/linux/pmuser.h>
+
+#define PMUSER_VERSION_MAJOR	0
+#define PMUSER_VERSION_MINOR	1
+#define PMUSER_VERSION_PATCH	0
+
+/* Counters held through perf (pmuser_counters.c). Callers hold cpus_read_lock(). */
+int pmuser_counters_init(void);
+void pmuser_counters_exit(void);
+int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
+			      const struct cpumask *cpus);
+int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus);
+int pmuser_counters_release(struct file *owner);
+void pmuser_counters_fill_info(struct pmuser_info *info);
+u32 pmuser_counters_held_mask(unsigned int cpu);
+/* Whether pmuser counters are live on this CPU; call with preemption disabled. */
+bool pmuser_counters_live_local(void);
+/* Event counters implemented on CPU (PMCR.N), read on that CPU. */
+u32 pmuser_counters_nr_hw(unsigned int cpu);
+
+/* Inline read authorisation (pmuser_access.c). */
+int pmuser_access_init(bool global);
+void pmuser_access_exit(void);
+u32 pmuser_access_mode(void);
+int pmuser_access_grant(struct file *file, u32 flags);
+int pmuser_access_revoke(struct file *file, u32 flags);
+void pmuser_access_release(struct file *file);
+/* Re-establish this CPU's user-enable register after hotplug or power-down. */
+void pmuser_access_cpu_up(void);
+void pmuser_access_cpu_down(void);
+
+#endif /* PMUSER_INTERNAL_H */

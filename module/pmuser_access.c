@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuser: who may read the counters from user space.
+ *
+ * arm64: the perf driver rewrites PMUSERENR_EL0 every time it starts the PMU, from context
+ * switches, multiplexing timers, IPIs and its own overflow interrupt. It sets the read bits
+ * only while the current task's perf context holds an event that asked for user access
+ * (config1 "rdpmc") and sysctl kernel.perf_user_access is 1, and clears them otherwise.
+ * So a granted thread gets a disabled, task-bound rdpmc event: it never occupies a counter,
+ * but makes perf itself enable reads whenever, and only while, that thread runs. Any value
+ * pmuser wrote itself would be undone at the next such start.
+ *
+ * 32-bit ARM: the perf driver never touches the user-enable register, and Debian's kernels
+ * have no preempt notifiers to switch it per thread, so access is global (module parameter
+ * global_access=1) or none.
+ */
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "pmuser.h"
+#include "pmuser_hw.h"
+
+static u32 pmuser_mode;
+
+u32 pmuser_access_mode(void)
+{
+	return pmuser_mode;
+}
+
+void pmuser_access_cpu_up(void)
+{
+	if (pmuser_mode == PMUSER_ACCESS_GLOBAL)
+		pmuser_hw_userenr_write(PMUSER_USERENR_READ);
+}
+
+void pmuser_access_cpu_down(void)
+{
+	if (pmuser_mode == PMUSER_ACCESS_GLOBAL)
+		pmuser_hw_userenr_write(0);
+}
+
+#ifdef CONFIG_ARM64
+
+/* config1 bit 1 is the arm64 PMU's "rdpmc" format field. */
+#define PMUSER_ATTR_RDPMC	BIT(1)
+
+struct pmuser_grant {
+	struct list_head node;
+	struct file *file;
+	struct task_struct *task;
+	struct perf_event *anchor;
+};
+
+static LIST_HEAD(pmuser_grants);
+static DEFINE_MUTEX(pmuser_grants_lock);
+
+static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
+{
+	struct pmuser_grant *g;
+
+	list_for_each_entry(g, &pmuser_grants, node)
+		if (g->task == task)
+			return g;
+	return NULL;
+}
+
+static void pmuser_grant_free(struct pmuser_grant *g)
+{
+	list_del(&g->node);
+	perf_event_release_kernel(g->anchor);
+	put_task_struct(g->task);
+	kfree(g);
+}
+
+/*
+ * Installing the anchor restarted the PMU on this CPU. If pmuser counters are live here,
+ * perf ran its start path and the read bits show whether perf_user_access allowed them.
+ */
+static bool pmuser_grant_effective(void)
+{
+	bool ok;
+
+	preempt_disable();
+	ok = !pmuser_counters_live_local() ||
+	     (pmuser_hw_userenr_read() & PMUSER_USERENR_READ) == PMUSER_USERENR_READ;
+	preempt_enable();
+	return ok;
+}
+
+int pmuser_access_grant(struct file *file, u32 flags)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(attr),
+		.config = 0x11,		/* CPU_CYCLES; never counts, the event stays disabled */
+		.config1 = PMUSER_ATTR_RDPMC,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.inherit = !!(flags & PMUSER_ACCESS_PROCESS),
+	};
+	struct pmuser_grant *g;
+	int ret = 0;
+
+	mutex_lock(&pmuser_grants_lock);
+	if (pmuser_grant_find(current))
+		goto unlock;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	g->anchor = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (IS_ERR(g->anchor)) {
+		ret = PTR_ERR(g->anchor);
+		goto err_free;
+	}
+	g->file = file;
+	g->task = get_task_struct(current);
+	list_add(&g->node, &pmuser_grants);
+	if (!pmuser_grant_effective()) {
+		pr_warn_ratelimited("pmuser: inline reads need sysctl kernel.perf_user_access=1\n");
+		pmuser_grant_free(g);
+		ret = -EPERM;
+	}
+	mutex_unlock(&pmuser_grants_lock);
+	return ret;
+
+err_free:
+	kfree(g);
+unlock:
+	mutex_unlock(&pmuser_grants_lock);
+	return ret;
+}
+
+int pmuser_access_revoke(struct file *file, u32 flags)
+{
+	struct pmuser_grant *g;
+	int ret = 0;
+
+	mutex_lock(&pmuser_grants_lock);
+	g = pmuser_grant_find(current);
+	if (g && g->file == file)
+		pmuser_grant_free(g);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&pmuser_grants_lock);
+	/* perf leaves the register alone when no event is live on this CPU: close it here. */
+	if (!ret) {
+		preempt_disable();
+		pmuser_hw_userenr_write(0);
+		preempt_enable();
+	}
+	return ret;
+}
+
+void pmuser_access_release(struct file *file)
+{
+	struct pmuser_grant *g, *tmp;
+
+	mutex_lock(&pmuser_grants_lock);
+	list_for_each_entry_safe(g, tmp, &pmuser_grants, node)
+		if (g->file == file)
+			pmuser_grant_free(g);
+	mutex_unlock(&pmuser_grants_lock);
+}
+
+static void pmuser_userenr_clear(void *unused)
+{
+	pmuser_hw_userenr_write(0);
+}
+
+int pmuser_access_init(bool global)
+{
+	if (global) {
+		pr_err("pmuser: global_access is for 32-bit ARM; arm64 grants per thread\n");
+		return -EINVAL;
+	}
+	pmuser_mode = PMUSER_ACCESS_PER_THREAD;
+	return 0;
+}
+
+void pmuser_access_exit(void)
+{
+	/* Granted threads that ran last may have left the read bits set on idle CPUs. */
+	on_each_cpu(pmuser_userenr_clear, NULL, 1);
+}
+
+#else /* 32-bit ARM */
+
+int pmuser_access_grant(struct file *file, u32 flags)
+{
+	return pmuser_mode == PMUSER_ACCESS_GLOBAL ? 0 : -EOPNOTSUPP;
+}
+
+int pmuser_access_revoke(struct file *file, u32 flags)
+{
+	return pmuser_mode == PMUSER_ACCESS_GLOBAL ? 0 : -EOPNOTSUPP;
+}
+
+void pmuser_access_release(struct file *file)
+{
+}
+
+int pmuser_access_init(bool global)
+{
+	pmuser_mode = global ? PMUSER_ACCESS_GLOBAL : PMUSER_ACCESS_NONE;
+	if (global)
+		pr_warn("pmuser: global_access=1: every thread on every CPU can read the PMU, including counts of other users' events\n");
+	return 0;
+}
+
+void pmuser_access_exit(void)
+{
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pmuser: the kernel-version differences, all in one place (6.1 and 6.12 at least). */
+#ifndef PMUSER_COMPAT_H
+#define PMUSER_COMPAT_H
+
+#include <linux/device.h>
+#include <linux/version.h>
+#include <uapi/linux/pmuser.h>
+
+/*
+ * Before 6.11 the arm PMU drivers numbered the cycle counter 0 and event counter n as n + 1;
+ * since then idx is the hardware number with the cycle counter at 31.
+ */
+static inline u32 pmuser_compat_idx_to_hw(int idx)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+	return idx == PMUSER_HW_CYCLE ? PMUSER_HW_CYCLE :
+	       idx >= 0 && idx < PMUSER_HW_CYCLE ? idx : PMUSER_HW_NONE;
+#else
+	return idx == 0 ? PMUSER_HW_CYCLE :
+	       idx > 0 && idx <= PMUSER_HW_CYCLE ? idx - 1 : PMUSER_HW_NONE;
+#endif
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define pmuser_compat_class_create(name)	class_create(name)
+#else
+#define pmuser_compat_class_create(name)	class_create(THIS_MODULE, name)
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define PMUSER_COMPAT_DEVNODE_CONST const
+#else
+#define PMUSER_COMPAT_DEVNODE_CONST
+#endif
+
+#endif /* PMUSER_COMPAT_H */

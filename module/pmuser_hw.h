@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmuser: PMU register access, one block per instruction set. Every function runs on the CPU
+ * whose registers it touches, with preemption disabled.
+ */
+#ifndef PMUSER_HW_H
+#define PMUSER_HW_H
+
+#include <linux/types.h>
+#include <asm/cputype.h>
+#include <uapi/linux/pmuser.h>
+
+#if defined(CONFIG_ARM64)
+
+#include <asm/sysreg.h>
+
+#define PMUSER_ARCH		PMUSER_ARCH_ARMV8_A64
+#define PMUSER_CYCLE_BITS	64
+/* EL0 may read event counters (ER) and the cycle counter (CR), as perf grants them. */
+#define PMUSER_USERENR_READ	(BIT(3) | BIT(2))
+#define PMUSER_HAS_SWINC	1
+
+static inline u32 pmuser_hw_pmu_version(void)
+{
+	return (read_sysreg(id_aa64dfr0_el1) >> 8) & 0xf;
+}
+
+static inline u32 pmuser_hw_nr_counters(void)
+{
+	return (read_sysreg(pmcr_el0) >> 11) & 0x1f;
+}
+
+/* PMUv3p5 (version 6) makes event counters 64 bits wide. */
+static inline u32 pmuser_hw_counter_bits(u32 pmu_version)
+{
+	return pmu_version >= 6 && pmu_version != 0xf ? 64 : 32;
+}
+
+static inline bool pmuser_hw_read_pmceid(u64 pmceid[2])
+{
+	u64 ceid0 = read_sysreg(pmceid0_el0);
+	u64 ceid1 = read_sysreg(pmceid1_el0);
+
+	/* Low halves describe events 0x00..0x3f, high halves 0x4000..0x403f. */
+	pmceid[0] = lower_32_bits(ceid0) | (u64)lower_32_bits(ceid1) << 32;
+	pmceid[1] = upper_32_bits(ceid0) | (u64)upper_32_bits(ceid1) << 32;
+	return true;
+}
+
+static inline u32 pmuser_hw_userenr_read(void)
+{
+	return read_sysreg(pmuserenr_el0);
+}
+
+static inline void pmuser_hw_userenr_write(u32 val)
+{
+	write_sysreg(val, pmuserenr_el0);
+	isb();
+}
+
+static inline void pmuser_hw_swinc(u32 mask)
+{
+	write_sysreg(mask, pmswinc_el0);
+}
+
+static inline void pmuser_hw_counter_write(u32 hw, u64 val)
+{
+	if (hw == PMUSER_HW_CYCLE) {
+		write_sysreg(val, pmccntr_el0);
+	} else {
+		write_sysreg(hw, pmselr_el0);
+		isb();
+		write_sysreg(val, pmxevcntr_el0);
+	}
+}
+
+static inline u64 pmuser_hw_counter_read(u32 hw)
+{
+	if (hw == PMUSER_HW_CYCLE)
+		return read_sysreg(pmccntr_el0);
+	write_sysreg(hw, pmselr_el0);
+	isb();
+	return read_sysreg(pmxevcntr_el0);
+}
+
+#elif defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ >= 7
+
+#define PMUSER_ARCH		PMUSER_ARCH_ARMV7
+#define PMUSER_CYCLE_BITS	32
+/* EN: full EL0 access, needed for PMSELR writes on ARMv7 and for PMSWINC. */
+#define PMUSER_USERENR_READ	BIT(0)
+#define PMUSER_HAS_SWINC	1
+
+#define pmuser_cp15_read(crn, op1, crm, op2) ({				\
+	u32 __v;							\
+	asm volatile("mrc p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
+		     : "=r" (__v));					\
+	__v; })
+#define pmuser_cp15_write(crn, op1, crm, op2, v)				\
+	asm volatile("mcr p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
+		     : : "r" ((u32)(v)))
+
+static inline u32 pmuser_hw_pmu_version(void)
+{
+	/* ID_DFR0.PerfMon: 2 = PMUv2 (ARMv7), 3 = PMUv3 (ARMv8 AArch32). */
+	return (pmuser_cp15_read(c0, 0, c1, 2) >> 24) & 0xf;
+}
+
+static inline u32 pmuser_hw_nr_counters(void)
+{
+	return (pmuser_cp15_read(c9, 0, c12, 0) >> 11) & 0x1f;
+}
+
+static inline u32 pmuser_hw_counter_bits(u32 pmu_version)
+{
+	return 32;
+}
+
+/* PMCEID0/1 exist from PMUv3 on; reading them on a PMUv2 core is UNDEFINED. */
+static inline bool pmuser_hw_read_pmceid(u64 pmceid[2])
+{
+	if (pmuser_hw_pmu_version() < 3 || pmuser_hw_pmu_version() == 0xf)
+		return false;
+	pmceid[0] = pmuser_cp15_read(c9, 0, c12, 6) |
+		    (u64)pmuser_cp15_read(c9, 0, c12, 7) << 32;
+	pmceid[1] = 0;
+	return true;
+}
+
+static inline u32 pmuser_hw_userenr_read(void)
+{
+	return pmuser_cp15_read(c9, 0, c14, 0);
+}
+
+static inline void pmuser_hw_userenr_write(u32 val)
+{
+	pmuser_cp15_write(c9, 0, c14, 0, val);
+	isb();
+}
+
+static inline void pmuser_hw_swinc(u32 mask)
+{
+	pmuser_cp15_write(c9, 0, c12, 4, mask);
+}
+
+static inline void pmuser_hw_counter_write(u32 hw, u64 val)
+{
+	if (hw == PMUSER_HW_CYCLE) {
+		pmuser_cp15_write(c9, 0, c13, 0, val);
+	} else {
+		pmuser_cp15_write(c9, 0, c12, 5, hw);
+		isb();
+		pmuser_cp15_write(c9, 0, c13, 2, val);
+	}
+}
+
+static inline u64 pmuser_hw_counter_read(u32 hw)
+{
+	if (hw == PMUSER_HW_CYCLE)
+		return pmuser_cp15_read(c9, 0, c13, 0);
+	pmuser_cp15_write(c9, 0, c12, 5, hw);
+	isb();
+	return pmuser_cp15_read(c9, 0, c13, 2);
+}
+
+#elif defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ == 6
+
+#define PMUSER_ARCH		PMUSER_ARCH_ARMV6_1176
+#define PMUSER_CYCLE_BITS	32
+/* V bit of the Secure User and Non-secure Access Validation Control register. */
+#define PMUSER_USERENR_READ	BIT(0)
+#define PMUSER_HAS_SWINC	0
+
+#define pmuser_cp15_read(crn, op1, crm, op2) ({				\
+	u32 __v;							\
+	asm volatile("mrc p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
+		     : "=r" (__v));					\
+	__v; })
+#define pmuser_cp15_write(crn, op1, crm, op2, v)				\
+	asm volatile("mcr p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
+		     : : "r" ((u32)(v)))
+
+static inline u32 pmuser_hw_pmu_version(void)
+{
+	return 0;
+}
+
+static inline u32 pmuser_hw_nr_counters(void)
+{
+	return 2;
+}
+
+static inline u32 pmuser_hw_counter_bits(u32 pmu_version)
+{
+	return 32;
+}
+
+static inline bool pmuser_hw_read_pmceid(u64 pmceid[2])
+{
+	return false;
+}
+
+static inline u32 pmuser_hw_userenr_read(void)
+{
+	return pmuser_cp15_read(c15, 0, c9, 0);
+}
+
+static inline void pmuser_hw_userenr_write(u32 val)
+{
+	pmuser_cp15_write(c15, 0, c9, 0, val);
+}
+
+static inline void pmuser_hw_swinc(u32 mask)
+{
+}
+
+/* CCNT is c15, c12, 1; PMN0 and PMN1 are c15, c12, 2 and 3. */
+static inline void pmuser_hw_counter_write(u32 hw, u64 val)
+{
+	if (hw == PMUSER_HW_CYCLE)
+		pmuser_cp15_write(c15, 0, c12, 1, val);
+	else if (hw == 0)
+		pmuser_cp15_write(c15, 0, c12, 2, val);
+	else if (hw == 1)
+		pmuser_cp15_write(c15, 0, c12, 3, val);
+}
+
+static inline u64 pmuser_hw_counter_read(u32 hw)
+{
+	if (hw == PMUSER_HW_CYCLE)
+		return pmuser_cp15_read(c15, 0, c12, 1);
+	if (hw == 0)
+		return pmuser_cp15_read(c15, 0, c12, 2);
+	if (hw == 1)
+		return pmuser_cp15_read(c15, 0, c12, 3);
+	return 0;
+}
+
+#else
+#error "pmuser supports ARMv8 AArch64, ARMv7 and ARMv6 (ARM1176) kernels"
+#endif
+
+#endif /* PMUSER_HW_H */

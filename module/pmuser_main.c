@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuser: the /dev/pmuser character device and its ioctls.
+ *
+ * Every ioctl struct is copied in with copy_struct_from_user() semantics (a newer, larger
+ * struct is accepted if its tail is zero), then every field is checked before anything
+ * changes. Unknown commands get -ENOTTY.
+ */
+#include <linux/cdev.h>
+#include <linux/cpu.h>
+#include <linux/cred.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <linux/uidgid.h>
+
+#include "pmuser.h"
+#include "pmuser_compat.h"
+#include "pmuser_hw.h"
+
+static bool global_access;
+module_param(global_access, bool, 0444);
+MODULE_PARM_DESC(global_access,
+		 "32-bit ARM only: let every thread read the PMU (exposes other users' counts)");
+
+static int group = -1;
+module_param(group, int, 0444);
+MODULE_PARM_DESC(group, "Group id allowed to open /dev/pmuser (mode 0660); default root only");
+
+#define PMUSER_SWINC_MAX	(1U << 20)
+
+static dev_t pmuser_devt;
+static struct cdev pmuser_cdev;
+static struct class *pmuser_class;
+static struct device pmuser_device;
+
+/* Copy a versioned struct in: size first, then the rest as copy_struct_from_user() does. */
+static int pmuser_copy_in(void *dst, size_t ksize, const void __user *uarg, u32 *usize)
+{
+	if (get_user(*usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (*usize < ksize)
+		return -EINVAL;
+	return copy_struct_from_user(dst, ksize, uarg, *usize);
+}
+
+static int pmuser_copy_out(void __user *uarg, const void *src, size_t ksize)
+{
+	return copy_to_user(uarg, src, ksize) ? -EFAULT : 0;
+}
+
+/* A CPU set from user space: all zero means every possible CPU; impossible CPUs are refused. */
+static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpumask *mask)
+{
+	unsigned int cpu;
+	bool any = false;
+
+	cpumask_clear(mask);
+	for (cpu = 0; cpu < PMUSER_MAX_CPUS; cpu++) {
+		if (!(words[cpu / 64] & BIT_ULL(cpu % 64)))
+			continue;
+		if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+			return -EINVAL;
+		cpumask_set_cpu(cpu, mask);
+		any = true;
+	}
+	if (!any)
+		cpumask_copy(mask, cpu_possible_mask);
+	return 0;
+}
+
+static int pmuser_ioctl_info(void __user *uarg)
+{
+	struct pmuser_info info;
+	u32 usize;
+	int ret;
+
+	ret = pmuser_copy_in(&info, sizeof(info), uarg, &usize);
+	if (ret)
+		return ret;
+	if (info.flags)
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.abi_version = PMUSER_ABI_VERSION;
+	info.module_version = PMUSER_VERSION_MAJOR << 16 | PMUSER_VERSION_MINOR << 8 |
+			      PMUSER_VERSION_PATCH;
+	info.arch = PMUSER_ARCH;
+	info.access_mode = pmuser_access_mode();
+	info.nr_cpu_ids = nr_cpu_ids;
+	pmuser_counters_fill_info(&info);
+	return pmuser_copy_out(uarg, &info, sizeof(info));
+}
+
+static void pmuser_read_cpu_info(void *arg)
+{
+	struct pmuser_cpu_info *ci = arg;
+	u64 pmceid[2] = {};
+
+	ci->midr = read_cpuid_id();
+	ci->pmu_version = pmuser_hw_pmu_version();
+	ci->nr_counters = pmuser_hw_nr_counters();
+	ci->counter_bits = pmuser_hw_counter_bits(ci->pmu_version);
+	ci->cycle_bits = PMUSER_CYCLE_BITS;
+	if (pmuser_hw_read_pmceid(pmceid)) {
+		ci->pmceid_source = PMUSER_PMCEID_HW;
+		ci->pmceid[0] = pmceid[0];
+		ci->pmceid[1] = pmceid[1];
+	}
+	ci->user_enable = pmuser_hw_userenr_read();
+}
+
+static int pmuser_ioctl_cpu_info(void __user *uarg)
+{
+	struct pmuser_cpu_info ci;
+	unsigned int cpu;
+	u32 usize;
+	int ret;
+
+	ret = pmuser_copy_in(&ci, sizeof(ci), uarg, &usize);
+	if (ret)
+		return ret;
+	if (ci.flags || ci.cpu >= nr_cpu_ids || !cpu_possible(ci.cpu))
+		return -EINVAL;
+	cpu = ci.cpu;
+	memset(&ci, 0, sizeof(ci));
+	ci.size = sizeof(ci);
+	ci.cpu = cpu;
+	cpus_read_lock();
+	if (cpu_online(cpu)) {
+		ci.online = 1;
+		smp_call_function_single(cpu, pmuser_read_cpu_info, &ci, 1);
+		ci.held_mask = pmuser_counters_held_mask(cpu);
+	}
+	cpus_read_unlock();
+	return pmuser_copy_out(uarg, &ci, sizeof(ci));
+}
+
+/* Largest event number the instruction set's event type register holds. */
+#define PMUSER_EVENT_MAX	(IS_ENABLED(CONFIG_ARM64) ? 0xffff : 0xff)
+
+static bool pmuser_count_flags_valid(u32 flags)
+{
+	if (!flags || (flags & ~PMUSER_COUNT_MASK))
+		return false;
+	/* ARM1176 counts in every mode; it cannot filter. */
+	return PMUSER_ARCH != PMUSER_ARCH_ARMV6_1176 || flags == PMUSER_COUNT_MASK;
+}
+
+static int pmuser_config_validate(const struct pmuser_config *cfg)
+{
+	unsigned int i;
+
+	if (cfg->flags & ~PMUSER_CONFIG_FLAGS || cfg->reserved)
+		return -EINVAL;
+	if (cfg->nr_events > PMUSER_MAX_EVENTS)
+		return -EINVAL;
+	if (!cfg->nr_events && !(cfg->flags & PMUSER_CONFIG_CYCLES))
+		return -EINVAL;
+	if (cfg->flags & PMUSER_CONFIG_CYCLES) {
+		if (!pmuser_count_flags_valid(cfg->cycle_flags))
+			return -EINVAL;
+	} else if (cfg->cycle_flags) {
+		return -EINVAL;
+	}
+	for (i = 0; i < PMUSER_MAX_EVENTS; i++) {
+		const struct pmuser_event_config *ev = &cfg->events[i];
+
+		if (ev->reserved)
+			return -EINVAL;
+		if (i >= cfg->nr_events) {
+			if (ev->event || ev->flags)
+				return -EINVAL;
+			continue;
+		}
+		if (ev->event > PMUSER_EVENT_MAX || !pmuser_count_flags_valid(ev->flags))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
+{
+	struct pmuser_config *cfg;
+	struct cpumask *cpus;
+	u32 usize;
+	int ret;
+
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+	if (!cfg || !cpus) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = pmuser_copy_in(cfg, sizeof(*cfg), uarg, &usize);
+	if (ret)
+		goto out;
+	ret = pmuser_config_validate(cfg);
+	if (ret)
+		goto out;
+	ret = pmuser_cpus_from_user(cfg->cpus, cpus);
+	if (ret)
+		goto out;
+	cpus_read_lock();
+	ret = pmuser_counters_configure(file, cfg, cpus);
+	cpus_read_unlock();
+	if (ret)
+		goto out;
+	cfg->size = sizeof(*cfg);
+	ret = pmuser_copy_out(uarg, cfg, sizeof(*cfg));
+out:
+	kfree(cpus);
+	kfree(cfg);
+	return ret;
+}
+
+static int pmuser_ioctl_reset(struct file *file, void __user *uarg)
+{
+	struct pmuser_reset req;
+	struct cpumask *cpus;
+	u32 usize;
+	int ret;
+
+	ret = pmuser_copy_in(&req, sizeof(req), uarg, &usize);
+	if (ret)
+		return ret;
+	if (req.flags)
+		return -EINVAL;
+	cpus = kzalloc(cpumask_size(), GFP_KERNEL);
+	if (!cpus)
+		return -ENOMEM;
+	ret = pmuser_cpus_from_user(req.cpus, cpus);
+	if (ret)
+		goto out;
+	cpus_read_lock();
+	ret = pmuser_counters_reset(file, cpus);
+	cpus_read_unlock();
+out:
+	kfree(cpus);
+	return ret;
+}
+
+static int pmuser_ioctl_release(struct file *file)
+{
+	int ret;
+
+	cpus_read_lock();
+	ret = pmuser_counters_release(file);
+	cpus_read_unlock();
+	return ret;
+}
+
+static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
+{
+	struct pmuser_access req;
+	u32 usize;
+	int ret;
+
+	ret = pmuser_copy_in(&req, sizeof(req), uarg, &usize);
+	if (ret)
+		return ret;
+	if (req.flags & ~PMUSER_ACCESS_FLAGS || req.access_mode || req.reserved)
+		return -EINVAL;
+	ret = grant ? pmuser_access_grant(file, req.flags) :
+		      pmuser_access_revoke(file, req.flags);
+	if (ret)
+		return ret;
+	req.size = sizeof(req);
+	req.access_mode = pmuser_access_mode();
+	return pmuser_copy_out(uarg, &req, sizeof(req));
+}
+
+static int pmuser_ioctl_swinc(void __user *uarg)
+{
+	struct pmuser_swinc req;
+	u32 usize, i;
+	int ret;
+
+	ret = pmuser_copy_in(&req, sizeof(req), uarg, &usize);
+	if (ret)
+		return ret;
+	if (req.flags || req.cpu || req.reserved)
+		return -EINVAL;
+	if (!req.mask || req.mask & BIT(PMUSER_HW_CYCLE) || !req.count ||
+	    req.count > PMUSER_SWINC_MAX)
+		return -EINVAL;
+	if (!PMUSER_HAS_SWINC)
+		return -EOPNOTSUPP;
+	preempt_disable();
+	req.cpu = smp_processor_id();
+	if (req.mask >= BIT(pmuser_hw_nr_counters())) {
+		preempt_enable();
+		return -EINVAL;
+	}
+	for (i = 0; i < req.count; i++)
+		pmuser_hw_swinc(req.mask);
+	preempt_enable();
+	req.size = sizeof(req);
+	return pmuser_copy_out(uarg, &req, sizeof(req));
+}
+
+static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case PMUSER_IOC_INFO:
+		return pmuser_ioctl_info(uarg);
+	case PMUSER_IOC_CPU_INFO:
+		return pmuser_ioctl_cpu_info(uarg);
+	case PMUSER_IOC_CONFIGURE:
+		return pmuser_ioctl_configure(file, uarg);
+	case PMUSER_IOC_RESET:
+		return pmuser_ioctl_reset(file, uarg);
+	case PMUSER_IOC_RELEASE:
+		return pmuser_ioctl_release(file);
+	case PMUSER_IOC_GRANT:
+		return pmuser_ioctl_access(file, uarg, true);
+	case PMUSER_IOC_REVOKE:
+		return pmuser_ioctl_access(file, uarg, false);
+	case PMUSER_IOC_SWINC:
+		return pmuser_ioctl_swinc(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int pmuser_release(struct inode *inode, struct file *file)
+{
+	pmuser_access_release(file);
+	pmuser_ioctl_release(file);
+	return 0;
+}
+
+static const struct file_operations pmuser_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.release = pmuser_release,
+	.unlocked_ioctl = pmuser_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static char *pmuser_devnode(PMUSER_COMPAT_DEVNODE_CONST struct device *dev, umode_t *mode,
+			    kuid_t *uid, kgid_t *gid)
+{
+	if (mode)
+		*mode = group >= 0 ? 0660 : 0600;
+	if (gid && group >= 0)
+		*gid = KGIDT_INIT(group);
+	return NULL;
+}
+
+static const struct device_type pmuser_device_type = {
+	.name = "pmuser",
+	.devnode = pmuser_devnode,
+};
+
+static void pmuser_device_free(struct device *dev)
+{
+}
+
+static int pmuser_chrdev_create(void)
+{
+	int ret;
+
+	ret = alloc_chrdev_region(&pmuser_devt, 0, 1, "pmuser");
+	if (ret)
+		return ret;
+	cdev_init(&pmuser_cdev, &pmuser_fops);
+	ret = cdev_add(&pmuser_cdev, pmuser_devt, 1);
+	if (ret)
+		goto err_region;
+	pmuser_class = pmuser_compat_class_create("pmuser");
+	if (IS_ERR(pmuser_class)) {
+		ret = PTR_ERR(pmuser_class);
+		goto err_cdev;
+	}
+	device_initialize(&pmuser_device);
+	pmuser_device.devt = pmuser_devt;
+	pmuser_device.class = pmuser_class;
+	pmuser_device.type = &pmuser_device_type;
+	pmuser_device.release = pmuser_device_free;
+	ret = dev_set_name(&pmuser_device, "pmuser");
+	if (!ret)
+		ret = device_add(&pmuser_device);
+	if (ret)
+		goto err_device;
+	return 0;
+
+err_device:
+	put_device(&pmuser_device);
+	class_destroy(pmuser_class);
+err_cdev:
+	cdev_del(&pmuser_cdev);
+err_region:
+	unregister_chrdev_region(pmuser_devt, 1);
+	return ret;
+}
+
+static void pmuser_chrdev_destroy(void)
+{
+	device_del(&pmuser_device);
+	put_device(&pmuser_device);
+	class_destroy(pmuser_class);
+	cdev_del(&pmuser_cdev);
+	unregister_chrdev_region(pmuser_devt, 1);
+}
+
+static int __init pmuser_init(void)
+{
+	int ret;
+
+	if (group < -1 || (group >= 0 && !gid_valid(KGIDT_INIT(group)))) {
+		pr_err("pmuser: group=%d is not a valid group id\n", group);
+		return -EINVAL;
+	}
+	ret = pmuser_access_init(global_access);
+	if (ret)
+		return ret;
+	ret = pmuser_counters_init();
+	if (ret)
+		goto err_access;
+	ret = pmuser_chrdev_create();
+	if (ret)
+		goto err_counters;
+	return 0;
+
+err_counters:
+	pmuser_counters_exit();
+err_access:
+	pmuser_access_exit();
+	return ret;
+}
+
+static void __exit pmuser_exit(void)
+{
+	pmuser_chrdev_destroy();
+	pmuser_counters_exit();
+	pmuser_access_exit();
+}
+
+module_init(pmuser_init);
+module_exit(pmuser_exit);
+
+MODULE_DESCRIPTION("User-space access to ARM PMU counters, held through perf");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the in-guest tests. */
+#ifndef PMUSER_TEST_H
+#define PMUSER_TEST_H
+
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmuser.h"
+
+/* Architectural event numbers used by the tests (ARMv8 and ARMv7 agree on these). */
+#define EV_SW_INCR	0x00
+#define EV_INST_RETIRED	0x08
+#define EV_CPU_CYCLES	0x11
+
+static inline int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Fill cfg to hold the cycle counter (optional) and the given events, user mode only. */
+static inline void config_events(struct pmuser_config *cfg, int cycles, const uint32_t *ev,
+				 unsigned int n)
+{
+	unsigned int i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (cycles) {
+		cfg->flags = PMUSER_CONFIG_CYCLES;
+		cfg->cycle_flags = PMUSER_COUNT_USER;
+	}
+	cfg->nr_events = n;
+	for (i = 0; i < n; i++) {
+		cfg->events[i].event = ev[i];
+		cfg->events[i].flags = PMUSER_COUNT_USER;
+	}
+}
+
+/*
+ * loop_delta(hw, n): counter hw's delta over exactly this sequence, in one asm block so the
+ * compiler adds nothing: [read A] then n iterations of a two-instruction loop, a barrier,
+ * [read B]. Under icount, INST_RETIRED gives exactly 2n + LOOP_OVERHEAD: read A itself and
+ * the barrier before read B.
+ */
+#if defined(__aarch64__)
+#define LOOP_OVERHEAD 2
+#define LOOP_ASM(reg, n, a, b)						\
+	__asm__ __volatile__("isb\n\tmrs %[a], " #reg "\n"		\
+			     "1:\tsubs %[n], %[n], #1\n\tb.ne 1b\n"	\
+			     "\tisb\n\tmrs %[b], " #reg			\
+			     : [a] "=&r"(a), [b] "=&r"(b), [n] "+r"(n) : : "cc")
+#define LOOP_CASE(i) case i: LOOP_ASM(pmevcntr##i##_el0, n, a, b); break
+static inline uint64_t loop_delta(unsigned int hw, uint64_t n)
+{
+	uint64_t a = 0, b = 0;
+
+	switch (hw) {
+	LOOP_CASE(0); LOOP_CASE(1); LOOP_CASE(2); LOOP_CASE(3); LOOP_CASE(4);
+	LOOP_CASE(5); LOOP_CASE(6); LOOP_CASE(7); LOOP_CASE(8); LOOP_CASE(9);
+	LOOP_CASE(10); LOOP_CASE(11); LOOP_CASE(12); LOOP_CASE(13); LOOP_CASE(14);
+	LOOP_CASE(15); LOOP_CASE(16); LOOP_CASE(17); LOOP_CASE(18); LOOP_CASE(19);
+	LOOP_CASE(20); LOOP_CASE(21); LOOP_CASE(22); LOOP_CASE(23); LOOP_CASE(24);
+	LOOP_CASE(25); LOOP_CASE(26); LOOP_CASE(27); LOOP_CASE(28); LOOP_CASE(29);
+	LOOP_CASE(30);
+	case PMUSER_HW_CYCLE: LOOP_ASM(pmccntr_el0, n, a, b); break;
+	default: return UINT64_MAX;
+	}
+	return b - a;
+}
+#elif defined(__arm__) && __ARM_ARCH >= 7
+#define LOOP_OVERHEAD 2
+/* Event counters are selected through PMSELR first; the selection is outside the window. */
+static inline uint64_t loop_delta(unsigned int hw, uint64_t n64)
+{
+	uint32_t a, b, n = (uint32_t)n64;
+
+	if (hw == PMUSER_HW_CYCLE) {
+		__asm__ __volatile__("isb\n\tmrc p15, 0, %[a], c9, c13, 0\n"
+				     "1:\tsubs %[n], %[n], #1\n\tbne 1b\n"
+				     "\tisb\n\tmrc p15, 0, %[b], c9, c13, 0"
+				     : [a] "=&r"(a), [b] "=&r"(b), [n] "+r"(n) : : "cc");
+	} else {
+		__asm__ __volatile__("mcr p15, 0, %[hw], c9, c12, 5\n\tisb\n"
+				     "\tmrc p15, 0, %[a], c9, c13, 2\n"
+				     "1:\tsubs %[n], %[n], #1\n\tbne 1b\n"
+				     "\tisb\n\tmrc p15, 0, %[b], c9, c13, 2"
+				     : [a] "=&r"(a), [b] "=&r"(b), [n] "+r"(n)
+				     : [hw] "r"(hw) : "cc");
+	}
+	return (uint32_t)(b - a);
+}
+#else
+#define LOOP_OVERHEAD 0
+static inline uint64_t loop_delta(unsigned int hw, uint64_t n)
+{
+	(void)hw;
+	(void)n;
+	return UINT64_MAX;
+}
+#endif
+
+#endif /* PMUSER_TEST_H */

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/* pmuser: thin wrappers over the /dev/pmuser ioctls, returning 0 or -errno. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "pmuser.h"
+
+static int pmuser_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+int pmuser_device_open(void)
+{
+	int fd = open(PMUSER_DEVICE, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int pmuser_device_info(int fd, struct pmuser_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return pmuser_ioctl(fd, PMUSER_IOC_INFO, info);
+}
+
+int pmuser_device_cpu_info(int fd, unsigned int cpu, struct pmuser_cpu_info *ci)
+{
+	memset(ci, 0, sizeof(*ci));
+	ci->size = sizeof(*ci);
+	ci->cpu = cpu;
+	return pmuser_ioctl(fd, PMUSER_IOC_CPU_INFO, ci);
+}
+
+int pmuser_device_configure(int fd, struct pmuser_config *cfg)
+{
+	cfg->size = sizeof(*cfg);
+	return pmuser_ioctl(fd, PMUSER_IOC_CONFIGURE, cfg);
+}
+
+int pmuser_device_reset(int fd)
+{
+	struct pmuser_reset req = { .size = sizeof(req) };
+
+	return pmuser_ioctl(fd, PMUSER_IOC_RESET, &req);
+}
+
+int pmuser_device_release(int fd)
+{
+	return ioctl(fd, PMUSER_IOC_RELEASE) < 0 ? -errno : 0;
+}
+
+int pmuser_device_grant(int fd, uint32_t flags)
+{
+	struct pmuser_access req = { .size = sizeof(req), .flags = flags };
+
+	return pmuser_ioctl(fd, PMUSER_IOC_GRANT, &req);
+}
+
+int pmuser_device_revoke(int fd, uint32_t flags)
+{
+	struct pmuser_access req = { .size = sizeof(req), .flags = flags };
+
+	return pmuser_ioctl(fd, PMUSER_IOC_REVOKE, &req);
+}
+
+int pmuser_device_swinc(int fd, uint32_t mask, uint32_t count)
+{
+	struct pmuser_swinc req = { .size = sizeof(req), .mask = mask, .count = count };
+
+	return pmuser_ioctl(fd, PMUSER_IOC_SWINC, &req);
+}
