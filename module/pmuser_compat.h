@@ -4,8 +4,10 @@
 #define PMUSER_COMPAT_H
 
 #include <linux/device.h>
-#include <linux/version.h>
 #include <uapi/linux/pmuser.h>
+
+/* Kbuild passes the target kernel's VERSION * 256 + PATCHLEVEL (see Kbuild). */
+#define PMUSER_KERNEL_AT_LEAST(major, minor)	((major) * 256 + (minor) <= PMUSER_KERNEL)
 
 /*
  * Before 6.11 the arm PMU drivers numbered the cycle counter 0 and event counter n as n + 1;
@@ -13,7 +15,7 @@
  */
 static inline u32 pmuser_compat_idx_to_hw(int idx)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#if PMUSER_KERNEL_AT_LEAST(6, 11)
 	return idx == PMUSER_HW_CYCLE ? PMUSER_HW_CYCLE :
 	       idx >= 0 && idx < PMUSER_HW_CYCLE ? idx : PMUSER_HW_NONE;
 #else
@@ -22,13 +24,13 @@ static inline u32 pmuser_compat_idx_to_hw(int idx)
 #endif
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#if PMUSER_KERNEL_AT_LEAST(6, 4)
 #define pmuser_compat_class_create(name)	class_create(name)
 #else
 #define pmuser_compat_class_create(name)	class_create(THIS_MODULE, name)
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if PMUSER_KERNEL_AT_LEAST(6, 2)
 #define PMUSER_COMPAT_DEVNODE_CONST const
 #else
 #define PMUSER_COMPAT_DEVNODE_CONST

@@ -45,8 +45,7 @@ static struct pmuser_config pmuser_cfg;
 static struct cpumask pmuser_cpus;
 static int pmuser_hp_state;
 
-#define for_each_slot(slot)						\
-	for ((slot) = 0; (slot) <= PMUSER_CYCLE_SLOT; (slot)++)
+#define PMUSER_NR_SLOTS		(PMUSER_CYCLE_SLOT + 1)
 
 static bool pmuser_slot_used(unsigned int slot)
 {
@@ -96,7 +95,7 @@ static void pmuser_cpu_zero(void *unused)
 	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
 	unsigned int slot;
 
-	for_each_slot(slot)
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
 		if (pc->ctr[slot].event)
 			pmuser_counter_set(&pc->ctr[slot], 0);
 	WRITE_ONCE(pc->live, true);
@@ -128,7 +127,7 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 		flags = pmuser_cfg.events[slot].flags;
 	}
 	/* ARM1176 has no mode filtering; perf rejects any exclude bit there. */
-	if (PMUSER_ARCH != PMUSER_ARCH_ARMV6_1176) {
+	if (PMUSER_HAS_MODE_FILTER) {
 		attr.exclude_user = !(flags & PMUSER_COUNT_USER);
 		attr.exclude_kernel = !(flags & PMUSER_COUNT_KERNEL);
 		attr.exclude_hv = 1;
@@ -145,7 +144,7 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		smp_call_function_single(cpu, pmuser_cpu_quiesce, NULL, 1);
 	else
 		WRITE_ONCE(pc->live, false);
-	for_each_slot(slot) {
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		if (pc->ctr[slot].event)
 			perf_event_release_kernel(pc->ctr[slot].event);
 		pc->ctr[slot].event = NULL;
@@ -156,10 +155,11 @@ static int pmuser_cpu_setup(unsigned int cpu)
 {
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
 	struct perf_event *event;
+	bool want_cycle, on_cycle;
 	unsigned int slot;
 	int ret;
 
-	for_each_slot(slot) {
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		struct pmuser_counter *c = &pc->ctr[slot];
 
 		if (!pmuser_slot_used(slot))
@@ -176,10 +176,11 @@ static int pmuser_cpu_setup(unsigned int cpu)
 			goto err_teardown;
 		}
 		c->hw = pmuser_compat_idx_to_hw(event->hw.idx);
-		c->bits = slot == PMUSER_CYCLE_SLOT ? PMUSER_CYCLE_BITS :
-			  pmuser_hw_counter_bits(0);
-		if (c->hw == PMUSER_HW_NONE ||
-		    (slot == PMUSER_CYCLE_SLOT) != (c->hw == PMUSER_HW_CYCLE)) {
+		want_cycle = slot == PMUSER_CYCLE_SLOT;
+		on_cycle = c->hw == PMUSER_HW_CYCLE;
+		c->bits = want_cycle ? PMUSER_CYCLE_BITS : pmuser_hw_counter_bits(0);
+		/* Cycles elsewhere than the cycle counter would need chaining: refuse. */
+		if (c->hw == PMUSER_HW_NONE || want_cycle != on_cycle) {
 			ret = -EBUSY;
 			goto err_teardown;
 		}
@@ -367,7 +368,7 @@ u32 pmuser_counters_held_mask(unsigned int cpu)
 	u32 mask = 0;
 
 	mutex_lock(&pmuser_cfg_lock);
-	for_each_slot(slot)
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
 		if (pc->ctr[slot].event && pc->ctr[slot].hw != PMUSER_HW_NONE)
 			mask |= BIT(pc->ctr[slot].hw);
 	mutex_unlock(&pmuser_cfg_lock);
@@ -417,7 +418,7 @@ static int pmuser_cpu_pm_notify(struct notifier_block *nb, unsigned long action,
 		pmuser_access_cpu_up();
 	if (!READ_ONCE(pc->live))
 		return NOTIFY_OK;
-	for_each_slot(slot) {
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		struct pmuser_counter *c = &pc->ctr[slot];
 
 		if (!c->event)

@@ -11,14 +11,29 @@
 #include <uapi/linux/pmuser.h>
 
 #if defined(CONFIG_ARM64)
-
 #include <asm/sysreg.h>
+#elif defined(CONFIG_ARM)
+
+#define pmuser_cp15_read(crn, op1, crm, op2) ({				\
+	u32 __v;							\
+	asm volatile("mrc p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
+		     : "=r" (__v));					\
+	__v; })
+#define pmuser_cp15_write(crn, op1, crm, op2, v) ({			\
+	asm volatile("mcr p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
+		     : : "r" ((u32)(v)));					\
+})
+
+#endif
+
+#if defined(CONFIG_ARM64)
 
 #define PMUSER_ARCH		PMUSER_ARCH_ARMV8_A64
 #define PMUSER_CYCLE_BITS	64
 /* EL0 may read event counters (ER) and the cycle counter (CR), as perf grants them. */
 #define PMUSER_USERENR_READ	(BIT(3) | BIT(2))
 #define PMUSER_HAS_SWINC	1
+#define PMUSER_HAS_MODE_FILTER	1
 
 static inline u32 pmuser_hw_pmu_version(void)
 {
@@ -90,15 +105,7 @@ static inline u64 pmuser_hw_counter_read(u32 hw)
 /* EN: full EL0 access, needed for PMSELR writes on ARMv7 and for PMSWINC. */
 #define PMUSER_USERENR_READ	BIT(0)
 #define PMUSER_HAS_SWINC	1
-
-#define pmuser_cp15_read(crn, op1, crm, op2) ({				\
-	u32 __v;							\
-	asm volatile("mrc p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
-		     : "=r" (__v));					\
-	__v; })
-#define pmuser_cp15_write(crn, op1, crm, op2, v)				\
-	asm volatile("mcr p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
-		     : : "r" ((u32)(v)))
+#define PMUSER_HAS_MODE_FILTER	1
 
 static inline u32 pmuser_hw_pmu_version(void)
 {
@@ -170,15 +177,7 @@ static inline u64 pmuser_hw_counter_read(u32 hw)
 /* V bit of the Secure User and Non-secure Access Validation Control register. */
 #define PMUSER_USERENR_READ	BIT(0)
 #define PMUSER_HAS_SWINC	0
-
-#define pmuser_cp15_read(crn, op1, crm, op2) ({				\
-	u32 __v;							\
-	asm volatile("mrc p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
-		     : "=r" (__v));					\
-	__v; })
-#define pmuser_cp15_write(crn, op1, crm, op2, v)				\
-	asm volatile("mcr p15, " #op1 ", %0, " #crn ", " #crm ", " #op2	\
-		     : : "r" ((u32)(v)))
+#define PMUSER_HAS_MODE_FILTER	0
 
 static inline u32 pmuser_hw_pmu_version(void)
 {

@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
@@ -30,7 +31,7 @@ static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "Group id allowed to open /dev/pmuser (mode 0660); default root only");
 
-#define PMUSER_SWINC_MAX	(1U << 20)
+#define PMUSER_SWINC_MAX	SZ_1M
 
 static dev_t pmuser_devt;
 static struct cdev pmuser_cdev;
@@ -90,7 +91,7 @@ static int pmuser_ioctl_info(void __user *uarg)
 			      PMUSER_VERSION_PATCH;
 	info.arch = PMUSER_ARCH;
 	info.access_mode = pmuser_access_mode();
-	info.nr_cpu_ids = nr_cpu_ids;
+	info.nr_cpus = nr_cpu_ids;
 	pmuser_counters_fill_info(&info);
 	return pmuser_copy_out(uarg, &info, sizeof(info));
 }
@@ -147,7 +148,7 @@ static bool pmuser_count_flags_valid(u32 flags)
 	if (!flags || (flags & ~PMUSER_COUNT_MASK))
 		return false;
 	/* ARM1176 counts in every mode; it cannot filter. */
-	return PMUSER_ARCH != PMUSER_ARCH_ARMV6_1176 || flags == PMUSER_COUNT_MASK;
+	return PMUSER_HAS_MODE_FILTER || flags == PMUSER_COUNT_MASK;
 }
 
 static int pmuser_config_validate(const struct pmuser_config *cfg)
@@ -341,7 +342,6 @@ static const struct file_operations pmuser_fops = {
 	.release = pmuser_release,
 	.unlocked_ioctl = pmuser_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 static char *pmuser_devnode(PMUSER_COMPAT_DEVNODE_CONST struct device *dev, umode_t *mode,

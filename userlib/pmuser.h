@@ -26,31 +26,34 @@ extern "C" {
  * AArch64 (ARMv8 PMUv3), AArch32 ARMv7+ (c9 registers), ARMv6 ARM1176 (c15 registers).
  */
 #if defined(__aarch64__)
+#define PMUSER_FAST_A64 1
 #define PMUSER_FAST_ARCH PMUSER_ARCH_ARMV8_A64
 #elif defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7
+#define PMUSER_FAST_V7 1
 #define PMUSER_FAST_ARCH PMUSER_ARCH_ARMV7
 #elif defined(__arm__)
+#define PMUSER_FAST_V6 1
 #define PMUSER_FAST_ARCH PMUSER_ARCH_ARMV6_1176
 #else
 #define PMUSER_FAST_ARCH PMUSER_ARCH_NONE
 #endif
 
 /* Event counters on AArch32 ARMv7 and ARM1176 are 32 bits, the cycle counter too. */
-#if PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64
+#if defined(PMUSER_FAST_A64)
 #define PMUSER_CYCLE_BITS 64
 #else
 #define PMUSER_CYCLE_BITS 32
 #endif
 
-#if PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64
+#if defined(PMUSER_FAST_A64)
 #define pmuser__isb() __asm__ __volatile__("isb" ::: "memory")
 #define pmuser__mrs(reg) ({						\
 	uint64_t pmuser__v;						\
 	__asm__ __volatile__("mrs %0, " #reg : "=r"(pmuser__v));	\
 	pmuser__v; })
-#elif PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7
+#elif defined(PMUSER_FAST_V7)
 #define pmuser__isb() __asm__ __volatile__("isb" ::: "memory")
-#elif PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV6_1176
+#elif defined(PMUSER_FAST_V6)
 /* ARMv6 has no ISB instruction; the CP15 prefetch flush is its user-mode equivalent. */
 #define pmuser__isb() __asm__ __volatile__("mcr p15, 0, %0, c7, c5, 4" :: "r"(0) : "memory")
 #else
@@ -60,14 +63,14 @@ extern "C" {
 /* Raw cycle counter read: one instruction, may be reordered with surrounding work. */
 static inline uint64_t pmuser_cycles_read(void)
 {
-#if PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64
+#if defined(PMUSER_FAST_A64)
 	return pmuser__mrs(pmccntr_el0);
-#elif PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7
+#elif defined(PMUSER_FAST_V7)
 	uint32_t v;
 
 	__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 0" : "=r"(v));
 	return v;
-#elif PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV6_1176
+#elif defined(PMUSER_FAST_V6)
 	uint32_t v;
 
 	__asm__ __volatile__("mrc p15, 0, %0, c15, c12, 1" : "=r"(v));
@@ -84,7 +87,7 @@ static inline uint64_t pmuser_cycles_read_serial(void)
 	return pmuser_cycles_read();
 }
 
-#if PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64
+#if defined(PMUSER_FAST_A64)
 /* Event counter n is system register PMEVCNTR<n>_EL0 (op0 3, op1 3, CRn 14, CRm 8 + n / 8,
  * op2 n % 8); each needs its own instruction, so a constant n folds to one MRS.
  */
@@ -108,7 +111,7 @@ static inline uint64_t pmuser__evcntr_read(unsigned int n)
 	}
 }
 #undef PMUSER__EVCNTR_CASE
-#elif PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7
+#elif defined(PMUSER_FAST_V7)
 /* ARMv7 reaches event counters through PMSELR (c9, c12, 5) and PMXEVCNTR (c9, c13, 2). */
 static inline uint64_t pmuser__evcntr_read(unsigned int n)
 {
@@ -121,7 +124,7 @@ static inline uint64_t pmuser__evcntr_read(unsigned int n)
 	__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
 	return v;
 }
-#elif PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV6_1176
+#elif defined(PMUSER_FAST_V6)
 /* ARM1176 has two event counters: PMN0 (c15, c12, 2) and PMN1 (c15, c12, 3). */
 static inline uint64_t pmuser__evcntr_read(unsigned int n)
 {

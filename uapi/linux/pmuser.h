@@ -49,7 +49,7 @@ struct pmuser_info {
 	__u32 module_version;		/* out: major << 16 | minor << 8 | patch */
 	__u32 arch;			/* out: enum pmuser_arch */
 	__u32 access_mode;		/* out: enum pmuser_access_mode */
-	__u32 nr_cpu_ids;		/* out: CPU numbers are below this */
+	__u32 nr_cpus;			/* out: CPU numbers are below this (nr_cpu_ids) */
 	__u32 nr_events;		/* out: event counters held by the current configuration */
 	__u32 cycles_held;		/* out: 1 if the configuration holds a cycle counter */
 	__u32 reserved;			/* out: 0 */
@@ -78,13 +78,13 @@ struct pmuser_cpu_info {
 	 * event 0x4000 + n; [2] and [3] are reserved (0).
 	 */
 	__u64 pmceid[4];
-	__u32 held_mask;		/* out: counters pmuser holds here; bit 31 = cycle counter */
+	__u32 held_mask;		/* out: counters pmuser holds here (bit 31: cycles) */
 	__u32 user_enable;		/* out: user-enable register as read on that CPU */
 };
 
 /* Privilege filters (pmuser_event_config.flags and pmuser_config.cycle_flags). */
-#define PMUSER_COUNT_USER	(1U << 0)	/* count at EL0 / user mode */
-#define PMUSER_COUNT_KERNEL	(1U << 1)	/* count at EL1 / kernel mode */
+#define PMUSER_COUNT_USER	0x1	/* count at EL0 / user mode */
+#define PMUSER_COUNT_KERNEL	0x2	/* count at EL1 / kernel mode */
 #define PMUSER_COUNT_MASK	(PMUSER_COUNT_USER | PMUSER_COUNT_KERNEL)
 
 struct pmuser_event_config {
@@ -95,7 +95,7 @@ struct pmuser_event_config {
 };
 
 /* pmuser_config.flags */
-#define PMUSER_CONFIG_CYCLES	(1U << 0)	/* also hold the cycle counter */
+#define PMUSER_CONFIG_CYCLES	0x1	/* also hold the cycle counter */
 #define PMUSER_CONFIG_FLAGS	PMUSER_CONFIG_CYCLES
 
 /*
@@ -123,8 +123,8 @@ struct pmuser_reset {
 };
 
 /* pmuser_access.flags */
-#define PMUSER_ACCESS_PROCESS	(1U << 0)	/* every thread of the caller's process, and
-						 * threads it creates afterwards */
+/* The calling thread and the threads it creates afterwards. */
+#define PMUSER_ACCESS_PROCESS	0x1
 #define PMUSER_ACCESS_FLAGS	PMUSER_ACCESS_PROCESS
 
 /* PMUSER_IOC_GRANT / PMUSER_IOC_REVOKE: inline read access for the calling thread. */

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Static checks, as TAP: checkpatch --strict on the kernel code, a warning-free W=1 module build
+# for every target, and the inline-read instruction tables proven by disassembly (the only way
+# to check ARM1176's c15 encodings: QEMU cannot run them).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../emu/env.sh"
+n=0
+status=0
+result() { # result OK|FAIL description [details-file]
+	n=$((n + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		[ -n "${3:-}" ] && sed 's/^/# /' "$3" | head -n 40
+		status=1
+	fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cp=$PMUSER_CACHE/ksrc/scripts/checkpatch.pl
+if perl "$cp" --strict --no-tree --quiet --show-types --ignore SPDX_LICENSE_TAG \
+	-f "$PMUSER_TOP"/module/*.[ch] "$PMUSER_TOP"/uapi/linux/*.h >"$tmp/cp" 2>&1; then
+	result OK "checkpatch --strict: module/ and uapi/"
+else
+	result FAIL "checkpatch --strict: module/ and uapi/" "$tmp/cp"
+fi
+
+for t in $PMUSER_TARGETS; do
+	pmuser_target "$t"
+	out=$tmp/kbuild-$t
+	rm -rf "$out"
+	if make -s -C "$PMUSER_TOP" OUT="$out" KDIR="$T_KDIR" \
+		KBUILD_ARGS="ARCH=$T_ARCH CROSS_COMPILE=$T_CROSS W=1" module >"$tmp/w1" 2>&1 &&
+		! grep -q 'warning:' "$tmp/w1"; then
+		result OK "$t: pmuser.ko builds with W=1, no warnings"
+	else
+		result FAIL "$t: pmuser.ko builds with W=1, no warnings" "$tmp/w1"
+	fi
+done
+
+# disasm_check NAME CC OBJDUMP CFLAGS EXPECT_FN: compile readers.c, disassemble each function,
+# and ask EXPECT_FN for the instruction that must appear in it.
+disasm_check() {
+	local name=$1 cc=$2 objdump=$3 cflags=$4 fn=$5 f want bad=0
+	if ! $cc -std=gnu11 -O2 -Wall -Wextra -Werror $cflags -I"$PMUSER_TOP/uapi" \
+		-I"$PMUSER_TOP/userlib" -c "$here/readers.c" -o "$tmp/$name.o" 2>"$tmp/cc"; then
+		result FAIL "$name: readers.c compiles" "$tmp/cc"
+		return
+	fi
+	$objdump -d --no-show-raw-insn "$tmp/$name.o" >"$tmp/$name.dis"
+	for f in $(seq 0 31) cycles cycles_serial; do
+		want=$($fn "$f")
+		local fnname=read_counter_$f
+		case $f in cycles*) fnname=read_$f ;; esac
+		awk -v f="<$fnname>:" '$2 == f { on = 1; next } /^$/ { on = 0 } on' \
+			"$tmp/$name.dis" >"$tmp/fn"
+		if ! grep -Eq "$want" "$tmp/fn"; then
+			echo "$fnname: expected /$want/" >>"$tmp/$name.bad"
+			cat "$tmp/fn" >>"$tmp/$name.bad"
+			bad=1
+		fi
+	done
+	if [ $bad = 0 ]; then
+		result OK "$name: every counter index reads its own register (disassembly)"
+	else
+		result FAIL "$name: every counter index reads its own register (disassembly)" \
+			"$tmp/$name.bad"
+	fi
+}
+
+want_a64() {
+	case $1 in
+	31 | cycles) echo 'mrs[[:space:]]+x[0-9]+, pmccntr_el0' ;;
+	cycles_serial) echo 'isb' ;;
+	*) echo "mrs[[:space:]]+x[0-9]+, pmevcntr$1_el0" ;;
+	esac
+}
+# ARMv7: PMCCNTR is c9, c13, 0; event counters are selected (PMSELR c9, c12, 5) then read
+# through PMXEVCNTR (c9, c13, 2).
+want_v7() {
+	case $1 in
+	31 | cycles) echo 'mrc[[:space:]]+15, 0, r[0-9]+, cr9, cr13, \{0\}' ;;
+	cycles_serial) echo 'isb' ;;
+	*) echo 'mcr[[:space:]]+15, 0, r[0-9]+, cr9, cr12, \{5\}' ;;
+	esac
+}
+# ARM1176: CCNT c15, c12, 1; PMN0 c15, c12, 2; PMN1 c15, c12, 3; no other event counters.
+want_v6() {
+	case $1 in
+	31 | cycles) echo 'mrc[[:space:]]+15, 0, r[0-9]+, cr15, cr12, \{1\}' ;;
+	cycles_serial) echo 'mcr[[:space:]]+15, 0, r[0-9]+, cr7, cr5, \{4\}' ;;
+	0) echo 'mrc[[:space:]]+15, 0, r[0-9]+, cr15, cr12, \{2\}' ;;
+	1) echo 'mrc[[:space:]]+15, 0, r[0-9]+, cr15, cr12, \{3\}' ;;
+	*) echo 'mov[[:space:]]+r0, #0' ;;
+	esac
+}
+disasm_check aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-objdump "" want_a64
+disasm_check armv7 arm-linux-gnueabihf-gcc arm-linux-gnueabihf-objdump "-marm" want_v7
+disasm_check armv6-1176 arm-linux-gnueabi-gcc arm-linux-gnueabi-objdump "-march=armv6 -marm" want_v6
+
+bash "$here/../fuzz/run.sh" "${PMUSER_FUZZ_SECONDS:-20}" | sed "s/^\(not \)\{0,1\}ok 1 /\1ok $((n + 1)) /"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+exit $status
