@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-hello: the smallest complete pmuser program. Holds the cycle counter and
+ * INST_RETIRED, gets inline read access for this thread, and times a loop with one
+ * instruction per read.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmuser.h"
+
+int main(void)
+{
+	struct pmuser_config cfg = {
+		.flags = PMUSER_CONFIG_CYCLES,
+		.cycle_flags = PMUSER_COUNT_USER,
+		.nr_events = 1,
+		.events = { { .event = 0x08 /* INST_RETIRED */, .flags = PMUSER_COUNT_USER } },
+	};
+	uint64_t c0, i0, c1, i1;
+	volatile unsigned int sink = 0;
+	unsigned int hw, k;
+	int fd, ret;
+
+#if defined(PMUSER_FAST_V6)
+	/* ARM1176 counts every mode; it has no filter. */
+	cfg.cycle_flags = cfg.events[0].flags = PMUSER_COUNT_MASK;
+#endif
+	fd = pmuser_device_open();
+	if (fd < 0) {
+		fprintf(stderr, "pmu-hello: %s: %s\n", PMUSER_DEVICE, strerror(-fd));
+		return 1;
+	}
+	ret = pmuser_device_configure(fd, &cfg);
+	if (!ret)
+		ret = pmuser_device_grant(fd, 0);
+	if (ret) {
+		fprintf(stderr, "pmu-hello: configure/grant: %s\n", strerror(-ret));
+		return 1;
+	}
+	hw = cfg.events[0].hw_counter;
+	printf("INST_RETIRED is on hardware counter %u, cycles on the cycle counter\n", hw);
+	for (k = 1000; k <= 1000000; k *= 10) {
+		unsigned int j;
+
+		c0 = pmuser_cycles_read_serial();
+		i0 = pmuser_counter_read_serial(hw);
+		for (j = 0; j < k; j++)
+			sink += j;
+		i1 = pmuser_counter_read_serial(hw);
+		c1 = pmuser_cycles_read_serial();
+		printf("loop of %7u: %9llu instructions, %9llu cycles\n", k,
+		       (unsigned long long)(uint32_t)(i1 - i0), (unsigned long long)(c1 - c0));
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The guest runner's own test, as TAP: a module that WARNs on load must fail the in-guest
+# suite (dmesg scan), and a clean run must pass. Uses the arm64-6.1 target.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../emu/env.sh"
+pmuser_target arm64-6.1
+out=$PMUSER_BUILD/runner
+rm -rf "$out" && mkdir -p "$out/kmod"
+cp "$here/broken/Kbuild" "$here/broken/broken.c" "$out/kmod/"
+bash "$PMUSER_TOP/emu/build.sh" arm64-6.1 >/dev/null || { echo "not ok 1 build arm64-6.1"; exit 1; }
+if ! make -s -C "$T_KDIR" M="$out/kmod" ARCH=arm64 CROSS_COMPILE="$T_CROSS" modules \
+	>"$out/build.log" 2>&1; then
+	echo "not ok 1 build the warning module"
+	sed 's/^/# /' "$out/build.log" | tail -n 20
+	exit 1
+fi
+status=0
+# The broken module is loaded before a trivially passing test: only the dmesg scan fails it.
+cat >"$out/job-broken" <<'JOB'
+insmod /lib/modules/pmuser_broken.ko
+PMUSER_TESTS=/bin/true sh /etc/pmuser/run-tests
+JOB
+PMUSER_EXTRA_MODULES="$out/kmod/pmuser_broken.ko" \
+	bash "$PMUSER_TOP/emu/run-guest.sh" arm64-6.1 "$out/job-broken" >"$out/broken.out" 2>&1
+rc=$?
+if [ $rc != 0 ] && grep -q '^not ok 1 setup: kernel log clean' "$out/broken.out" &&
+	grep -q 'deliberate warning' "$out/broken.out"; then
+	echo "ok 1 a module that WARNs fails the suite (exit $rc, dmesg shown)"
+else
+	echo "not ok 1 a module that WARNs fails the suite (exit $rc)"
+	sed 's/^/# /' "$out/broken.out" | tail -n 20
+	status=1
+fi
+echo 'PMUSER_TESTS=/bin/true sh /etc/pmuser/run-tests' >"$out/job-clean"
+bash "$PMUSER_TOP/emu/run-guest.sh" arm64-6.1 "$out/job-clean" >"$out/clean.out" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q '^ok 1 true: kernel log clean' "$out/clean.out"; then
+	echo "ok 2 a clean run passes"
+else
+	echo "not ok 2 a clean run passes (exit $rc)"
+	sed 's/^/# /' "$out/clean.out" | tail -n 20
+	status=1
+fi
+echo 'exit 7' >"$out/job-status"
+bash "$PMUSER_TOP/emu/run-guest.sh" arm64-6.1 "$out/job-status" >/dev/null 2>&1
+rc=$?
+if [ $rc = 7 ]; then
+	echo "ok 3 the guest job's exit status reaches the host"
+else
+	echo "not ok 3 the guest job's exit status reaches the host (got $rc)"
+	status=1
+fi
+exit $status
