@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every ioctl refuses bad input with its documented errno and changes nothing: short or
+ * oversized structs with a non-zero tail, unknown flags, non-zero reserved fields, bad CPUs,
+ * too many or unsupported events, unknown commands and bad pointers.
+ */
+#include <sys/ioctl.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+FIXTURE(ioctl) {
+	int fd;
+	struct pmuser_info info;
+	struct pmuser_config cfg;
+};
+
+FIXTURE_SETUP(ioctl)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+
+	self->fd = pmuser_device_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pmuser_device_info(self->fd, &self->info));
+	config_events(&self->cfg, 1, ev, 1);
+	self->cfg.size = sizeof(self->cfg);
+}
+
+FIXTURE_TEARDOWN(ioctl)
+{
+	close(self->fd);
+}
+
+static int raw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+TEST_F(ioctl, unknown_command_is_enotty)
+{
+	EXPECT_EQ(ENOTTY, raw_ioctl(self->fd, _IO(PMUSER_IOC_MAGIC, 0x7f), NULL));
+	EXPECT_EQ(ENOTTY, raw_ioctl(self->fd, _IOWR('x', 0x00, struct pmuser_info), &self->info));
+}
+
+TEST_F(ioctl, bad_pointer_is_efault)
+{
+	EXPECT_EQ(EFAULT, raw_ioctl(self->fd, PMUSER_IOC_INFO, NULL));
+	EXPECT_EQ(EFAULT, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, (void *)8));
+	EXPECT_EQ(EFAULT, raw_ioctl(self->fd, PMUSER_IOC_CPU_INFO, (void *)-4096L));
+}
+
+TEST_F(ioctl, short_size_is_einval)
+{
+	struct pmuser_info info = { .size = sizeof(info) - 8 };
+
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_INFO, &info));
+	self->cfg.size = 4;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+}
+
+/* A newer caller's larger struct is fine with a zero tail and E2BIG with a non-zero one. */
+TEST_F(ioctl, larger_struct_needs_zero_tail)
+{
+	struct {
+		struct pmuser_info info;
+		uint64_t tail;
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.info.size = sizeof(big);
+	EXPECT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_INFO, &big));
+	EXPECT_EQ(PMUSER_ABI_VERSION, big.info.abi_version);
+	memset(&big, 0, sizeof(big));
+	big.info.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_EQ(E2BIG, raw_ioctl(self->fd, PMUSER_IOC_INFO, &big));
+}
+
+TEST_F(ioctl, unknown_flags_and_reserved_are_einval)
+{
+	struct pmuser_info info = { .size = sizeof(info), .flags = 1 };
+	struct pmuser_access acc = { .size = sizeof(acc), .flags = 0x80 };
+	struct pmuser_reset rst = { .size = sizeof(rst), .flags = 2 };
+
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_INFO, &info));
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_GRANT, &acc));
+	acc.flags = 0;
+	acc.reserved = 1;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_REVOKE, &acc));
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_RESET, &rst));
+	self->cfg.flags |= 0x100;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.flags &= ~0x100U;
+	self->cfg.events[0].reserved = 1;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.events[0].reserved = 0;
+	self->cfg.reserved = 1;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+}
+
+TEST_F(ioctl, bad_cpu_is_einval)
+{
+	struct pmuser_cpu_info ci = { .size = sizeof(ci), .cpu = self->info.nr_cpus };
+
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CPU_INFO, &ci));
+	ci.cpu = 0xffffffff;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CPU_INFO, &ci));
+	/* A CPU set naming a CPU that cannot exist. */
+	self->cfg.cpus[PMUSER_CPU_WORDS - 1] = 1ULL << 63;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+}
+
+TEST_F(ioctl, bad_event_config)
+{
+	struct pmuser_cpu_info ci;
+	struct pmuser_info after;
+	unsigned int i;
+
+	/* No privilege level, unknown privilege bit, event number out of range. */
+	self->cfg.events[0].flags = 0;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.events[0].flags = 0x4;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.events[0].flags = COUNT_DEFAULT;
+	self->cfg.events[0].event = 0x10000;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	/* Nothing to hold; more slots than the ABI has; junk in an unused slot. */
+	self->cfg.events[0].event = EV_INST_RETIRED;
+	self->cfg.flags = 0;
+	self->cfg.cycle_flags = 0;
+	self->cfg.nr_events = 0;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.nr_events = PMUSER_MAX_EVENTS + 1;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.nr_events = 1;
+	self->cfg.events[5].event = 0x11;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	self->cfg.events[5].event = 0;
+	/* More events than the CPU has counters. */
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+	self->cfg.nr_events = ci.nr_counters + 1;
+	for (i = 0; i < self->cfg.nr_events; i++) {
+		self->cfg.events[i].event = EV_CPU_CYCLES;
+		self->cfg.events[i].flags = COUNT_DEFAULT;
+	}
+	if (self->cfg.nr_events <= PMUSER_MAX_EVENTS)
+		EXPECT_EQ(ENOSPC, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	/* A common event the CPU's PMCEID says it lacks (QEMU implements very few). */
+	if (ci.pmceid_source == PMUSER_PMCEID_HW && !(ci.pmceid[0] & (1ULL << 0x03))) {
+		memset(self->cfg.events, 0, sizeof(self->cfg.events));
+		self->cfg.nr_events = 1;
+		self->cfg.events[0].event = 0x03;	/* L1D_CACHE_REFILL */
+		self->cfg.events[0].flags = COUNT_DEFAULT;
+		EXPECT_EQ(EOPNOTSUPP, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	}
+	/* None of it left anything held. */
+	ASSERT_EQ(0, pmuser_device_info(self->fd, &after));
+	EXPECT_EQ(0, after.nr_events);
+	EXPECT_EQ(0, after.cycles_held);
+}
+
+#if !defined(PMUSER_FAST_V6)
+TEST_F(ioctl, kernel_only_filter_is_accepted)
+{
+	self->cfg.events[0].flags = PMUSER_COUNT_KERNEL;
+	EXPECT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+}
+#else
+TEST_F(ioctl, arm1176_cannot_filter_modes)
+{
+	self->cfg.events[0].flags = PMUSER_COUNT_USER;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+}
+#endif
+
+TEST_F(ioctl, second_owner_is_ebusy_and_release_frees)
+{
+	int other = pmuser_device_open();
+
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	EXPECT_EQ(-EBUSY, pmuser_device_configure(other, &self->cfg));
+	EXPECT_EQ(-ENOENT, pmuser_device_release(other));
+	EXPECT_EQ(-ENOENT, pmuser_device_reset(other));
+	EXPECT_EQ(0, pmuser_device_release(self->fd));
+	EXPECT_EQ(0, pmuser_device_configure(other, &self->cfg));
+	close(other);	/* closing releases */
+	EXPECT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
+}
+
+TEST_F(ioctl, bad_swinc)
+{
+	struct pmuser_swinc req = { .size = sizeof(req), .mask = 1, .count = 0 };
+
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req));
+	req.count = (1U << 20) + 1;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req));
+	req.count = 1;
+	req.mask = 1U << PMUSER_HW_CYCLE;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req));
+	req.mask = 1;
+	req.reserved = 1;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req));
+}
+
+TEST_HARNESS_MAIN
