@@ -22,8 +22,6 @@ void pmuser_counters_fill_info(struct pmuser_info *info);
 u32 pmuser_counters_held_mask(unsigned int cpu);
 /* Whether pmuser counters are live on this CPU; call with preemption disabled. */
 bool pmuser_counters_live_local(void);
-/* Event counters implemented on CPU (PMCR.N), read on that CPU. */
-u32 pmuser_counters_nr_hw(unsigned int cpu);
 
 /* Inline read authorisation (pmuser_access.c). */
 int pmuser_access_init(bool global);

@@ -215,14 +215,6 @@ static void pmuser_read_caps(void *info)
 	caps->have_pmceid = pmuser_hw_read_pmceid(caps->pmceid);
 }
 
-u32 pmuser_counters_nr_hw(unsigned int cpu)
-{
-	struct pmuser_cpu_caps caps = {};
-
-	smp_call_function_single(cpu, pmuser_read_caps, &caps, 1);
-	return caps.nr_hw;
-}
-
 /* Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. */
 static bool pmuser_event_supported(const struct pmuser_cpu_caps *caps, u32 event)
 {

@@ -39,13 +39,15 @@ static struct class *pmuser_class;
 static struct device pmuser_device;
 
 /* Copy a versioned struct in: size first, then the rest as copy_struct_from_user() does. */
-static int pmuser_copy_in(void *dst, size_t ksize, const void __user *uarg, u32 *usize)
+static int pmuser_copy_in(void *dst, size_t ksize, const void __user *uarg)
 {
-	if (get_user(*usize, (const u32 __user *)uarg))
+	u32 usize;
+
+	if (get_user(usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (*usize < ksize)
+	if (usize < ksize)
 		return -EINVAL;
-	return copy_struct_from_user(dst, ksize, uarg, *usize);
+	return copy_struct_from_user(dst, ksize, uarg, usize);
 }
 
 static int pmuser_copy_out(void __user *uarg, const void *src, size_t ksize)
@@ -76,10 +78,9 @@ static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpu
 static int pmuser_ioctl_info(void __user *uarg)
 {
 	struct pmuser_info info;
-	u32 usize;
 	int ret;
 
-	ret = pmuser_copy_in(&info, sizeof(info), uarg, &usize);
+	ret = pmuser_copy_in(&info, sizeof(info), uarg);
 	if (ret)
 		return ret;
 	if (info.flags)
@@ -118,10 +119,9 @@ static int pmuser_ioctl_cpu_info(void __user *uarg)
 {
 	struct pmuser_cpu_info ci;
 	unsigned int cpu;
-	u32 usize;
 	int ret;
 
-	ret = pmuser_copy_in(&ci, sizeof(ci), uarg, &usize);
+	ret = pmuser_copy_in(&ci, sizeof(ci), uarg);
 	if (ret)
 		return ret;
 	if (ci.flags || ci.cpu >= nr_cpu_ids || !cpu_possible(ci.cpu))
@@ -187,7 +187,6 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmuser_config *cfg;
 	struct cpumask *cpus;
-	u32 usize;
 	int ret;
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
@@ -196,7 +195,7 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = pmuser_copy_in(cfg, sizeof(*cfg), uarg, &usize);
+	ret = pmuser_copy_in(cfg, sizeof(*cfg), uarg);
 	if (ret)
 		goto out;
 	ret = pmuser_config_validate(cfg);
@@ -222,10 +221,9 @@ static int pmuser_ioctl_reset(struct file *file, void __user *uarg)
 {
 	struct pmuser_reset req;
 	struct cpumask *cpus;
-	u32 usize;
 	int ret;
 
-	ret = pmuser_copy_in(&req, sizeof(req), uarg, &usize);
+	ret = pmuser_copy_in(&req, sizeof(req), uarg);
 	if (ret)
 		return ret;
 	if (req.flags)
@@ -257,10 +255,9 @@ static int pmuser_ioctl_release(struct file *file)
 static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 {
 	struct pmuser_access req;
-	u32 usize;
 	int ret;
 
-	ret = pmuser_copy_in(&req, sizeof(req), uarg, &usize);
+	ret = pmuser_copy_in(&req, sizeof(req), uarg);
 	if (ret)
 		return ret;
 	if (req.flags & ~PMUSER_ACCESS_FLAGS || req.access_mode || req.reserved)
@@ -277,10 +274,10 @@ static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 static int pmuser_ioctl_swinc(void __user *uarg)
 {
 	struct pmuser_swinc req;
-	u32 usize, i;
+	u32 i;
 	int ret;
 
-	ret = pmuser_copy_in(&req, sizeof(req), uarg, &usize);
+	ret = pmuser_copy_in(&req, sizeof(req), uarg);
 	if (ret)
 		return ret;
 	if (req.flags || req.cpu || req.reserved)

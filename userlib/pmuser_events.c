@@ -142,52 +142,62 @@ static const struct pmuser_event cortex_a53_events[] = {
 	{ 0xe8, "ST_DEP_STALL" },
 };
 
+/*
+ * The ARMv8 "recommended" events 0x40..0x7e as the A57/A72 implements them; the Cortex-A15
+ * has the same ones but CRYPTO_SPEC (0x77). Two runs, so every table stays sorted.
+ */
+#define RECOMMENDED_0x40_0x76 \
+	{ 0x40, "L1D_CACHE_RD" }, \
+	{ 0x41, "L1D_CACHE_WR" }, \
+	{ 0x42, "L1D_CACHE_REFILL_RD" }, \
+	{ 0x43, "L1D_CACHE_REFILL_WR" }, \
+	{ 0x46, "L1D_CACHE_WB_VICTIM" }, \
+	{ 0x47, "L1D_CACHE_WB_CLEAN" }, \
+	{ 0x48, "L1D_CACHE_INVAL" }, \
+	{ 0x4c, "L1D_TLB_REFILL_RD" }, \
+	{ 0x4d, "L1D_TLB_REFILL_WR" }, \
+	{ 0x50, "L2D_CACHE_RD" }, \
+	{ 0x51, "L2D_CACHE_WR" }, \
+	{ 0x52, "L2D_CACHE_REFILL_RD" }, \
+	{ 0x53, "L2D_CACHE_REFILL_WR" }, \
+	{ 0x56, "L2D_CACHE_WB_VICTIM" }, \
+	{ 0x57, "L2D_CACHE_WB_CLEAN" }, \
+	{ 0x58, "L2D_CACHE_INVAL" }, \
+	{ 0x60, "BUS_ACCESS_RD" }, \
+	{ 0x61, "BUS_ACCESS_WR" }, \
+	{ 0x62, "BUS_ACCESS_SHARED" }, \
+	{ 0x63, "BUS_ACCESS_NOT_SHARED" }, \
+	{ 0x64, "BUS_ACCESS_NORMAL" }, \
+	{ 0x65, "BUS_ACCESS_PERIPH" }, \
+	{ 0x66, "MEM_ACCESS_RD" }, \
+	{ 0x67, "MEM_ACCESS_WR" }, \
+	{ 0x68, "UNALIGNED_LD_SPEC" }, \
+	{ 0x69, "UNALIGNED_ST_SPEC" }, \
+	{ 0x6a, "UNALIGNED_LDST_SPEC" }, \
+	{ 0x6c, "LDREX_SPEC" }, \
+	{ 0x6d, "STREX_PASS_SPEC" }, \
+	{ 0x6e, "STREX_FAIL_SPEC" }, \
+	{ 0x70, "LD_SPEC" }, \
+	{ 0x71, "ST_SPEC" }, \
+	{ 0x72, "LDST_SPEC" }, \
+	{ 0x73, "DP_SPEC" }, \
+	{ 0x74, "ASE_SPEC" }, \
+	{ 0x75, "VFP_SPEC" }, \
+	{ 0x76, "PC_WRITE_SPEC" },
+
+#define RECOMMENDED_0x78_0x7e \
+	{ 0x78, "BR_IMMED_SPEC" }, \
+	{ 0x79, "BR_RETURN_SPEC" }, \
+	{ 0x7a, "BR_INDIRECT_SPEC" }, \
+	{ 0x7c, "ISB_SPEC" }, \
+	{ 0x7d, "DSB_SPEC" }, \
+	{ 0x7e, "DMB_SPEC" },
+
 /* perf describes the A57 and the A72 with one set of events; so does this table. */
 static const struct pmuser_event cortex_a57_a72_events[] = {
-	{ 0x40, "L1D_CACHE_RD" },
-	{ 0x41, "L1D_CACHE_WR" },
-	{ 0x42, "L1D_CACHE_REFILL_RD" },
-	{ 0x43, "L1D_CACHE_REFILL_WR" },
-	{ 0x46, "L1D_CACHE_WB_VICTIM" },
-	{ 0x47, "L1D_CACHE_WB_CLEAN" },
-	{ 0x48, "L1D_CACHE_INVAL" },
-	{ 0x4c, "L1D_TLB_REFILL_RD" },
-	{ 0x4d, "L1D_TLB_REFILL_WR" },
-	{ 0x50, "L2D_CACHE_RD" },
-	{ 0x51, "L2D_CACHE_WR" },
-	{ 0x52, "L2D_CACHE_REFILL_RD" },
-	{ 0x53, "L2D_CACHE_REFILL_WR" },
-	{ 0x56, "L2D_CACHE_WB_VICTIM" },
-	{ 0x57, "L2D_CACHE_WB_CLEAN" },
-	{ 0x58, "L2D_CACHE_INVAL" },
-	{ 0x60, "BUS_ACCESS_RD" },
-	{ 0x61, "BUS_ACCESS_WR" },
-	{ 0x62, "BUS_ACCESS_SHARED" },
-	{ 0x63, "BUS_ACCESS_NOT_SHARED" },
-	{ 0x64, "BUS_ACCESS_NORMAL" },
-	{ 0x65, "BUS_ACCESS_PERIPH" },
-	{ 0x66, "MEM_ACCESS_RD" },
-	{ 0x67, "MEM_ACCESS_WR" },
-	{ 0x68, "UNALIGNED_LD_SPEC" },
-	{ 0x69, "UNALIGNED_ST_SPEC" },
-	{ 0x6a, "UNALIGNED_LDST_SPEC" },
-	{ 0x6c, "LDREX_SPEC" },
-	{ 0x6d, "STREX_PASS_SPEC" },
-	{ 0x6e, "STREX_FAIL_SPEC" },
-	{ 0x70, "LD_SPEC" },
-	{ 0x71, "ST_SPEC" },
-	{ 0x72, "LDST_SPEC" },
-	{ 0x73, "DP_SPEC" },
-	{ 0x74, "ASE_SPEC" },
-	{ 0x75, "VFP_SPEC" },
-	{ 0x76, "PC_WRITE_SPEC" },
+	RECOMMENDED_0x40_0x76
 	{ 0x77, "CRYPTO_SPEC" },
-	{ 0x78, "BR_IMMED_SPEC" },
-	{ 0x79, "BR_RETURN_SPEC" },
-	{ 0x7a, "BR_INDIRECT_SPEC" },
-	{ 0x7c, "ISB_SPEC" },
-	{ 0x7d, "DSB_SPEC" },
-	{ 0x7e, "DMB_SPEC" },
+	RECOMMENDED_0x78_0x7e
 	{ 0x81, "EXC_UNDEF" },
 	{ 0x82, "EXC_SVC" },
 	{ 0x83, "EXC_PABORT" },
@@ -327,49 +337,8 @@ static const struct pmuser_event cortex_a7_events[] = {
 
 /* Cortex-A15 TRM: the events ARMv8 later made its recommended ones, under those names. */
 static const struct pmuser_event cortex_a15_events[] = {
-	{ 0x40, "L1D_CACHE_RD" },
-	{ 0x41, "L1D_CACHE_WR" },
-	{ 0x42, "L1D_CACHE_REFILL_RD" },
-	{ 0x43, "L1D_CACHE_REFILL_WR" },
-	{ 0x46, "L1D_CACHE_WB_VICTIM" },
-	{ 0x47, "L1D_CACHE_WB_CLEAN" },
-	{ 0x48, "L1D_CACHE_INVAL" },
-	{ 0x4c, "L1D_TLB_REFILL_RD" },
-	{ 0x4d, "L1D_TLB_REFILL_WR" },
-	{ 0x50, "L2D_CACHE_RD" },
-	{ 0x51, "L2D_CACHE_WR" },
-	{ 0x52, "L2D_CACHE_REFILL_RD" },
-	{ 0x53, "L2D_CACHE_REFILL_WR" },
-	{ 0x56, "L2D_CACHE_WB_VICTIM" },
-	{ 0x57, "L2D_CACHE_WB_CLEAN" },
-	{ 0x58, "L2D_CACHE_INVAL" },
-	{ 0x60, "BUS_ACCESS_RD" },
-	{ 0x61, "BUS_ACCESS_WR" },
-	{ 0x62, "BUS_ACCESS_SHARED" },
-	{ 0x63, "BUS_ACCESS_NOT_SHARED" },
-	{ 0x64, "BUS_ACCESS_NORMAL" },
-	{ 0x65, "BUS_ACCESS_PERIPH" },
-	{ 0x66, "MEM_ACCESS_RD" },
-	{ 0x67, "MEM_ACCESS_WR" },
-	{ 0x68, "UNALIGNED_LD_SPEC" },
-	{ 0x69, "UNALIGNED_ST_SPEC" },
-	{ 0x6a, "UNALIGNED_LDST_SPEC" },
-	{ 0x6c, "LDREX_SPEC" },
-	{ 0x6d, "STREX_PASS_SPEC" },
-	{ 0x6e, "STREX_FAIL_SPEC" },
-	{ 0x70, "LD_SPEC" },
-	{ 0x71, "ST_SPEC" },
-	{ 0x72, "LDST_SPEC" },
-	{ 0x73, "DP_SPEC" },
-	{ 0x74, "ASE_SPEC" },
-	{ 0x75, "VFP_SPEC" },
-	{ 0x76, "PC_WRITE_SPEC" },
-	{ 0x78, "BR_IMMED_SPEC" },
-	{ 0x79, "BR_RETURN_SPEC" },
-	{ 0x7a, "BR_INDIRECT_SPEC" },
-	{ 0x7c, "ISB_SPEC" },
-	{ 0x7d, "DSB_SPEC" },
-	{ 0x7e, "DMB_SPEC" },
+	RECOMMENDED_0x40_0x76
+	RECOMMENDED_0x78_0x7e
 };
 
 /* ARM1176 EVTSEL values; 0xff makes an event counter count cycles. */
