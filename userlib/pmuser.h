@@ -233,6 +233,146 @@ struct pmuser_evspec_entry {
 int pmuser_evspec_parse(const char *spec, uint32_t midr, struct pmuser_evspec_entry *out,
 			size_t max, size_t *count, char *err, size_t errlen);
 
+/* ---- counters: one API over four backends (pmuser_counters.c, pmuser_perf.c) ------------ */
+/*
+ * A counter set is an optional cycle counter (index 0 when asked for) followed by events.
+ * Backends, in the order automatic selection tries them:
+ *  module     inline MRS/MRC reads of counters held by /dev/pmuser (this thread granted);
+ *  perf-mmap  perf_event_open + the mmap page's seqlock and an inline read (arm64 with
+ *             kernel.perf_user_access=1, own thread only);
+ *  perf-read  perf_event_open + read() (any Linux with a PMU perf knows, x86 included);
+ *  clock      no PMU: the "cycle counter" is CLOCK_MONOTONIC_RAW in ns, events unsupported.
+ * PMUSER_BACKEND_AUTO takes the environment variable PMUSER_BACKEND (module, perf-mmap,
+ * perf-read, clock) as an override; naming a backend that cannot work is an error, not a
+ * silent fallback.
+ */
+enum pmuser_backend {
+	PMUSER_BACKEND_AUTO = 0,
+	PMUSER_BACKEND_MODULE = 1,
+	PMUSER_BACKEND_PERF_MMAP = 2,
+	PMUSER_BACKEND_PERF_READ = 3,
+	PMUSER_BACKEND_CLOCK = 4,
+};
+
+#define PMUSER_COUNTERS_MAX	(PMUSER_MAX_EVENTS + 1)
+
+/* pmuser_counters_attr.flags */
+#define PMUSER_COUNTERS_CYCLES		0x01	/* counter 0 is the cycle counter */
+/* Events the backend cannot count are kept and marked unsupported instead of failing. */
+#define PMUSER_COUNTERS_OPTIONAL	0x02
+/* perf: each event in its own group, so perf multiplexes them one by one. */
+#define PMUSER_COUNTERS_NO_GROUP	0x04
+/* perf: count the target's future children too (read per event, no group read). */
+#define PMUSER_COUNTERS_INHERIT		0x08
+/* perf: open disabled, start counting when the target calls exec (pmu-stat's launch). */
+#define PMUSER_COUNTERS_ENABLE_ON_EXEC	0x10
+/* Open disabled; pmuser_counters_enable() starts them. */
+#define PMUSER_COUNTERS_DISABLED	0x20
+
+struct pmuser_counters_attr {
+	uint32_t backend;		/* enum pmuser_backend */
+	uint32_t flags;			/* PMUSER_COUNTERS_* */
+	uint32_t cycle_flags;		/* PMUSER_COUNT_*; 0 means PMUSER_COUNT_USER */
+	int pid;			/* perf: 0 = calling thread, > 0 that task, -1 = CPU-wide */
+	/*
+	 * CPU to count on, or -1 for wherever the target runs. Module: the CPU the counters are
+	 * held on (-1: all CPUs) and the calling thread is pinned there; reads are of the CPU the
+	 * reader runs on, so unpinned readers must not migrate inside a measurement.
+	 */
+	int cpu;
+	size_t nr_events;
+	struct pmuser_evspec_entry events[PMUSER_MAX_EVENTS];	/* flags 0: PMUSER_COUNT_USER */
+};
+
+struct pmuser_counters;
+
+/* Fills attr with the defaults: automatic backend, calling thread, any CPU, no counters. */
+void pmuser_counters_attr_init(struct pmuser_counters_attr *attr);
+/*
+ * Opens the counter set; returns 0 and *out, or -errno: -ENODEV (no backend works),
+ * -EOPNOTSUPP (an event the backend cannot count, without PMUSER_COUNTERS_OPTIONAL),
+ * -EINVAL (bad attr or PMUSER_BACKEND value), or the backend's own error when one was asked
+ * for by name. why (whylen bytes, may be NULL) says which backends were tried and why each
+ * was not taken.
+ */
+int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_counters **out,
+			 char *why, size_t whylen);
+void pmuser_counters_close(struct pmuser_counters *c);
+
+enum pmuser_backend pmuser_counters_backend(const struct pmuser_counters *c);
+/* "module", "perf-mmap", "perf-read", "clock". */
+const char *pmuser_backend_name(enum pmuser_backend backend);
+/* Parses a backend name (as above, or "auto"): 0 and *out, or -EINVAL. */
+int pmuser_backend_parse(const char *name, enum pmuser_backend *out);
+/* Number of counters: the cycle counter (if asked for) plus the events. */
+unsigned int pmuser_counters_nr(const struct pmuser_counters *c);
+/* Counter i's display name: "cycles" ("ns" on the clock backend) or the event's name/number. */
+const char *pmuser_counters_name(const struct pmuser_counters *c, unsigned int i);
+/* Whether counter i counts (false only with PMUSER_COUNTERS_OPTIONAL). */
+bool pmuser_counters_supported(const struct pmuser_counters *c, unsigned int i);
+/* Module backend: the hardware counter for pmuser_counter_read(); else -EOPNOTSUPP. */
+int pmuser_counters_hw(const struct pmuser_counters *c, unsigned int i);
+/*
+ * One line describing the timer behind counter 0 or the cycle counter, e.g. "PMCCNTR_EL0
+ * inline (64-bit, 1 cycle)" or "CLOCK_MONOTONIC_RAW (resolution 1 ns)".
+ */
+const char *pmuser_counters_timer(const struct pmuser_counters *c);
+
+/*
+ * Reads every counter as a 64-bit monotonic value (32-bit hardware counters are extended in
+ * software, so read at least once per 2^32 events). Unsupported counters read 0; check
+ * pmuser_counters_supported(). Module backend: the counters of the CPU the caller runs on.
+ * Returns 0 or -errno.
+ */
+int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
+
+/* A count with perf's multiplexing times; running < enabled means it was multiplexed. */
+struct pmuser_count {
+	uint64_t value;
+	uint64_t enabled;		/* ns the counter was enabled */
+	uint64_t running;		/* ns it was on a hardware counter */
+};
+
+/* Like pmuser_counters_read() with times (module and clock: running == enabled). */
+int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
+/* value scaled to the whole enabled time (the estimate perf stat prints); 0 if never ran. */
+double pmuser_count_scaled(const struct pmuser_count *count);
+
+/* Start, stop and zero counting (perf: ioctls on the group; module: reset is global). */
+int pmuser_counters_enable(struct pmuser_counters *c);
+int pmuser_counters_disable(struct pmuser_counters *c);
+int pmuser_counters_reset(struct pmuser_counters *c);
+
+/* ---- regions: bias-corrected deltas around a block of code (pmuser_region.c) ------------- */
+/*
+ * pmuser_region_start/stop read all counters with barriers around the block; the bias, what
+ * an empty region measures with the identical sequence, is calibrated once per counter set
+ * (minimum over rounds) and subtracted. Under QEMU's -icount an empty region then measures
+ * 0 instructions and a k-instruction block k.
+ */
+struct pmuser_region {
+	uint64_t start[PMUSER_COUNTERS_MAX];
+	uint64_t raw[PMUSER_COUNTERS_MAX];	/* uncorrected deltas of the last stop */
+	int64_t delta[PMUSER_COUNTERS_MAX];	/* raw minus bias; may be negative from noise */
+};
+
+/* Measures the empty-region bias (rounds >= 1, e.g. 1000); 0 or -errno. */
+int pmuser_region_calibrate(struct pmuser_counters *c, unsigned int rounds);
+/* The calibrated bias of counter i (0 before calibration). */
+uint64_t pmuser_region_bias(const struct pmuser_counters *c, unsigned int i);
+void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r);
+void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r);
+
+/* for-statement around a block: PMUSER_REGION(c, &r) { work(); } then read r.delta[]. */
+#define PMUSER_REGION(c, r)							\
+	for (int pmuser__once = (pmuser_region_start((c), (r)), 1); pmuser__once;	\
+	     pmuser__once = (pmuser_region_stop((c), (r)), 0))
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+/* Pins the calling thread to cpu: 0 or -errno. */
+int pmuser_thread_pin(int cpu);
+
 #ifdef __cplusplus
 }
 #endif

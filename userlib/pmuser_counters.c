@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Counter sets: backend selection, the module and clock backends, and the backend-neutral
+ * reads. The perf backends are in pmuser_perf.c.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmuser_internal.h"
+
+static const char *const backend_names[] = {
+	[PMUSER_BACKEND_AUTO] = "auto",
+	[PMUSER_BACKEND_MODULE] = "module",
+	[PMUSER_BACKEND_PERF_MMAP] = "perf-mmap",
+	[PMUSER_BACKEND_PERF_READ] = "perf-read",
+	[PMUSER_BACKEND_CLOCK] = "clock",
+};
+
+const char *pmuser_backend_name(enum pmuser_backend backend)
+{
+	if ((unsigned int)backend < sizeof(backend_names) / sizeof(backend_names[0]))
+		return backend_names[backend];
+	return "unknown";
+}
+
+int pmuser_backend_parse(const char *name, enum pmuser_backend *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(backend_names) / sizeof(backend_names[0]); i++) {
+		if (!strcmp(name, backend_names[i])) {
+			*out = (enum pmuser_backend)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+uint64_t pmuser__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int pmuser_thread_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+void pmuser_counters_attr_init(struct pmuser_counters_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->cpu = -1;
+}
+
+/* Appends "name: reason; " to why. */
+static void __attribute__((format(printf, 3, 4)))
+why_add(char *why, size_t whylen, const char *fmt, ...)
+{
+	size_t used;
+	va_list ap;
+
+	if (!why || !whylen)
+		return;
+	used = strnlen(why, whylen);
+	if (used + 1 >= whylen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why + used, whylen - used, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- module backend ----------------------------------------------------------------------- */
+
+static sigjmp_buf probe_env;
+
+static void probe_sigill(int sig)
+{
+	siglongjmp(probe_env, sig);
+}
+
+/* Reads every held counter once with SIGILL caught: false if the instruction traps. */
+static bool module_reads_work(struct pmuser_counters *c)
+{
+	struct sigaction sa = { .sa_handler = probe_sigill }, old;
+	volatile bool ok = false;
+	unsigned int i;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, &old))
+		return false;
+	if (!sigsetjmp(probe_env, 1)) {
+		for (i = 0; i < c->nr; i++)
+			if (c->ctr[i].supported)
+				c->ctr[i].last = pmuser_counter_read_serial(c->ctr[i].hw);
+		ok = true;
+	}
+	sigaction(SIGILL, &old, NULL);
+	return ok;
+}
+
+static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
+		       const char *what)
+{
+	why_add(why, whylen, "module: %s: %s; ", what, strerror(-ret));
+	if (c->dev_fd >= 0)
+		close(c->dev_fd);
+	c->dev_fd = -1;
+	return ret;
+}
+
+int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	const struct pmuser_counters_attr *a = &c->attr;
+	struct pmuser_config cfg = { 0 };
+	struct pmuser_cpu_info ci;
+	struct pmuser_info info;
+	unsigned int i, cpu, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+	int ret;
+
+	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE) {
+		why_add(why, whylen, "module: no inline reads on this architecture; ");
+		return -EOPNOTSUPP;
+	}
+	if (a->pid != 0 || a->flags & (PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC)) {
+		why_add(why, whylen, "module: counts only the calling thread's CPU; ");
+		return -EOPNOTSUPP;
+	}
+	c->dev_fd = pmuser_device_open();
+	if (c->dev_fd < 0) {
+		ret = c->dev_fd;
+		c->dev_fd = -1;
+		return module_fail(c, ret, why, whylen, PMUSER_DEVICE);
+	}
+	ret = pmuser_device_info(c->dev_fd, &info);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "PMUSER_IOC_INFO");
+	if (info.arch != PMUSER_FAST_ARCH)
+		return module_fail(c, -EOPNOTSUPP, why, whylen, "module and program architectures differ");
+	if (info.access_mode == PMUSER_ACCESS_NONE)
+		return module_fail(c, -EPERM, why, whylen, "loaded without access (global_access=0)");
+	if (a->cpu >= 0) {
+		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS)
+			return module_fail(c, -EINVAL, why, whylen, "CPU number");
+		cfg.cpus[a->cpu / 64] = 1ULL << (a->cpu % 64);
+		ret = pmuser_thread_pin(a->cpu);
+		if (ret)
+			return module_fail(c, ret, why, whylen, "pinning to the CPU");
+	}
+	cpu = a->cpu >= 0 ? (unsigned int)a->cpu : (unsigned int)sched_getcpu();
+	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CPU_INFO");
+
+	if (first) {
+		cfg.flags = PMUSER_CONFIG_CYCLES;
+		cfg.cycle_flags = c->ctr[0].flags;
+		c->ctr[0].hw = PMUSER_HW_CYCLE;
+		c->ctr[0].bits = ci.cycle_bits;
+	}
+	for (i = first; i < c->nr; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+
+		if (!pmuser_event_supported(&ci, ctr->event)) {
+			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
+				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
+			ctr->supported = false;
+			continue;
+		}
+		ctr->bits = ci.counter_bits;
+		cfg.events[cfg.nr_events].event = ctr->event;
+		cfg.events[cfg.nr_events].flags = ctr->flags;
+		cfg.nr_events++;
+	}
+	ret = pmuser_device_configure(c->dev_fd, &cfg);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE");
+	for (i = first, cpu = 0; i < c->nr; i++)
+		if (c->ctr[i].supported)
+			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
+	ret = pmuser_device_grant(c->dev_fd, 0);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "PMUSER_IOC_GRANT");
+	if (!module_reads_work(c))
+		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");
+	snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
+		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? "PMCCNTR_EL0" :
+		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 ? "PMCCNTR (c9)" : "CCNT (c15)",
+		 ci.cycle_bits);
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------------------------ */
+
+static int clock_open(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	struct timespec res = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->ctr[i].is_cycles) {
+			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "ns");
+			c->ctr[i].bits = 64;
+			continue;
+		}
+		if (!(c->attr.flags & PMUSER_COUNTERS_OPTIONAL)) {
+			why_add(why, whylen, "clock: cannot count %s; ", c->ctr[i].name);
+			return -EOPNOTSUPP;
+		}
+		c->ctr[i].supported = false;
+	}
+	clock_getres(CLOCK_MONOTONIC_RAW, &res);
+	snprintf(c->timer, sizeof(c->timer), "CLOCK_MONOTONIC_RAW (resolution %ld ns)",
+		 (long)res.tv_nsec + (long)res.tv_sec * 1000000000L);
+	return 0;
+}
+
+static void backend_reset(struct pmuser_counters *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		c->ctr[i].supported = true;
+		c->ctr[i].fd = -1;
+		c->ctr[i].page = NULL;
+		c->ctr[i].bits = 64;
+		c->ctr[i].last = 0;
+		if (c->ctr[i].is_cycles)
+			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "cycles");
+	}
+	c->dev_fd = -1;
+	c->leader = -1;
+	c->timer[0] = '\0';
+}
+
+static int open_backend(struct pmuser_counters *c, enum pmuser_backend b, char *why,
+			size_t whylen)
+{
+	int ret;
+
+	backend_reset(c);
+	c->backend = b;
+	switch (b) {
+	case PMUSER_BACKEND_MODULE:
+		ret = pmuser__module_open(c, why, whylen);
+		break;
+	case PMUSER_BACKEND_PERF_MMAP:
+		ret = pmuser__perf_open(c, true, why, whylen);
+		break;
+	case PMUSER_BACKEND_PERF_READ:
+		ret = pmuser__perf_open(c, false, why, whylen);
+		break;
+	case PMUSER_BACKEND_CLOCK:
+		ret = clock_open(c, why, whylen);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	if (!ret)
+		c->t_base = pmuser__now_ns();
+	return ret;
+}
+
+static int check_attr(const struct pmuser_counters_attr *a)
+{
+	const uint32_t known = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_OPTIONAL |
+			       PMUSER_COUNTERS_NO_GROUP | PMUSER_COUNTERS_INHERIT |
+			       PMUSER_COUNTERS_ENABLE_ON_EXEC | PMUSER_COUNTERS_DISABLED;
+	size_t i;
+
+	if (a->flags & ~known || a->backend > PMUSER_BACKEND_CLOCK)
+		return -EINVAL;
+	if (a->nr_events > PMUSER_MAX_EVENTS || a->cycle_flags & ~PMUSER_COUNT_MASK)
+		return -EINVAL;
+	if (!a->nr_events && !(a->flags & PMUSER_COUNTERS_CYCLES))
+		return -EINVAL;
+	if (a->pid < -1 || a->cpu < -1 || (a->pid == -1 && a->cpu == -1))
+		return -EINVAL;
+	for (i = 0; i < a->nr_events; i++)
+		if (a->events[i].event > 0xffff || a->events[i].flags & ~PMUSER_COUNT_MASK)
+			return -EINVAL;
+	return 0;
+}
+
+static uint32_t count_flags(uint32_t flags)
+{
+	flags = flags ? flags : PMUSER_COUNT_USER;
+#if defined(PMUSER_FAST_V6)
+	/* ARM1176 has no mode filter: it always counts every mode. */
+	flags = PMUSER_COUNT_MASK;
+#endif
+	return flags;
+}
+
+int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_counters **out,
+			 char *why, size_t whylen)
+{
+	static const enum pmuser_backend order[] = {
+		PMUSER_BACKEND_MODULE, PMUSER_BACKEND_PERF_MMAP, PMUSER_BACKEND_PERF_READ,
+		PMUSER_BACKEND_CLOCK,
+	};
+	enum pmuser_backend want = attr->backend;
+	struct pmuser_counters *c;
+	const char *env;
+	unsigned int i;
+	int ret;
+
+	if (why && whylen)
+		why[0] = '\0';
+	ret = check_attr(attr);
+	if (ret) {
+		why_add(why, whylen, "invalid counter attributes; ");
+		return ret;
+	}
+	env = getenv("PMUSER_BACKEND");
+	if (want == PMUSER_BACKEND_AUTO && env && *env) {
+		if (pmuser_backend_parse(env, &want)) {
+			why_add(why, whylen, "PMUSER_BACKEND='%s' is not auto, module, perf-mmap, perf-read or clock; ",
+				env);
+			return -EINVAL;
+		}
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->attr = *attr;
+	if (attr->flags & PMUSER_COUNTERS_CYCLES) {
+		c->ctr[0].is_cycles = true;
+		c->ctr[0].flags = count_flags(attr->cycle_flags);
+		c->nr = 1;
+	}
+	for (i = 0; i < attr->nr_events; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[c->nr++];
+		const struct pmuser_evspec_entry *e = &attr->events[i];
+
+		ctr->event = e->event;
+		ctr->flags = count_flags(e->flags);
+		if (e->name)
+			snprintf(ctr->name, sizeof(ctr->name), "%s", e->name);
+		else
+			snprintf(ctr->name, sizeof(ctr->name), "0x%x", e->event);
+	}
+
+	if (want != PMUSER_BACKEND_AUTO) {
+		ret = open_backend(c, want, why, whylen);
+	} else {
+		ret = -ENODEV;
+		for (i = 0; i < sizeof(order) / sizeof(order[0]) && ret; i++)
+			ret = open_backend(c, order[i], why, whylen);
+		if (ret && ret != -EOPNOTSUPP)
+			ret = -ENODEV;
+	}
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+void pmuser_counters_close(struct pmuser_counters *c)
+{
+	if (!c)
+		return;
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
+		pmuser__perf_close(c);
+	if (c->dev_fd >= 0)
+		close(c->dev_fd);
+	free(c);
+}
+
+/* ---- accessors ---------------------------------------------------------------------------- */
+
+enum pmuser_backend pmuser_counters_backend(const struct pmuser_counters *c)
+{
+	return c->backend;
+}
+
+unsigned int pmuser_counters_nr(const struct pmuser_counters *c)
+{
+	return c->nr;
+}
+
+const char *pmuser_counters_name(const struct pmuser_counters *c, unsigned int i)
+{
+	return i < c->nr ? c->ctr[i].name : NULL;
+}
+
+bool pmuser_counters_supported(const struct pmuser_counters *c, unsigned int i)
+{
+	return i < c->nr && c->ctr[i].supported;
+}
+
+int pmuser_counters_hw(const struct pmuser_counters *c, unsigned int i)
+{
+	if (c->backend != PMUSER_BACKEND_MODULE || i >= c->nr || !c->ctr[i].supported)
+		return -EOPNOTSUPP;
+	return (int)c->ctr[i].hw;
+}
+
+const char *pmuser_counters_timer(const struct pmuser_counters *c)
+{
+	return c->timer;
+}
+
+/* ---- reads -------------------------------------------------------------------------------- */
+
+/*
+ * Raw reads, in reverse order for a region's start so that each counter's window nests inside
+ * the previous one's: counter 0 (the cycle counter) is read closest to the measured code.
+ */
+int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], bool reverse)
+{
+	unsigned int i, k;
+
+	switch (c->backend) {
+	case PMUSER_BACKEND_MODULE:
+		pmuser__isb();
+		for (k = 0; k < c->nr; k++) {
+			i = reverse ? c->nr - 1 - k : k;
+			values[i] = c->ctr[i].supported ? pmuser_counter_read(c->ctr[i].hw) : 0;
+		}
+		pmuser__isb();
+		return 0;
+	case PMUSER_BACKEND_PERF_MMAP:
+	case PMUSER_BACKEND_PERF_READ:
+		return pmuser__perf_read_raw(c, values);
+	case PMUSER_BACKEND_CLOCK:
+		for (i = 0; i < c->nr; i++)
+			values[i] = 0;
+		if (c->nr && c->ctr[0].is_cycles)
+			values[0] = pmuser__now_ns() - c->t_base;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static uint64_t width_mask(unsigned int bits)
+{
+	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
+}
+
+int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
+{
+	uint64_t raw[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+	int ret = pmuser__read_raw(c, raw, false);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < c->nr; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+		uint64_t mask = width_mask(ctr->bits);
+
+		/* Extend to 64 bits: add the distance travelled since the last read. */
+		ctr->last += (raw[i] - ctr->last) & mask;
+		values[i] = ctr->supported ? ctr->last : 0;
+	}
+	return 0;
+}
+
+int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
+{
+	uint64_t values[PMUSER_COUNTERS_MAX], t;
+	unsigned int i;
+	int ret;
+
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
+		return pmuser__perf_read_full(c, counts);
+	ret = pmuser_counters_read(c, values);
+	if (ret)
+		return ret;
+	t = pmuser__now_ns() - c->t_base;
+	for (i = 0; i < c->nr; i++) {
+		counts[i].value = values[i];
+		counts[i].enabled = t;
+		counts[i].running = c->ctr[i].supported ? t : 0;
+	}
+	return 0;
+}
+
+double pmuser_count_scaled(const struct pmuser_count *count)
+{
+	if (!count->running)
+		return 0.0;
+	if (count->running >= count->enabled)
+		return (double)count->value;
+	return (double)count->value * ((double)count->enabled / (double)count->running);
+}
+
+int pmuser_counters_enable(struct pmuser_counters *c)
+{
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
+		return pmuser__perf_ioctl(c, PERF_EVENT_IOC_ENABLE);
+	return 0;
+}
+
+int pmuser_counters_disable(struct pmuser_counters *c)
+{
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
+		return pmuser__perf_ioctl(c, PERF_EVENT_IOC_DISABLE);
+	/* The module's counters run as long as they are held. */
+	return -EOPNOTSUPP;
+}
+
+int pmuser_counters_reset(struct pmuser_counters *c)
+{
+	uint64_t raw[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+	int ret = 0;
+
+	switch (c->backend) {
+	case PMUSER_BACKEND_PERF_MMAP:
+	case PMUSER_BACKEND_PERF_READ:
+		ret = pmuser__perf_ioctl(c, PERF_EVENT_IOC_RESET);
+		break;
+	case PMUSER_BACKEND_MODULE:
+		ret = pmuser_device_reset(c->dev_fd);
+		break;
+	default:
+		break;
+	}
+	if (ret)
+		return ret;
+	c->t_base = pmuser__now_ns();
+	ret = pmuser__read_raw(c, raw, false);
+	for (i = 0; !ret && i < c->nr; i++)
+		c->ctr[i].last = raw[i];
+	return ret;
+}
+
+/* ---- regions ------------------------------------------------------------------------------ */
+
+void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
+{
+	pmuser__read_raw(c, r->start, true);
+}
+
+void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
+{
+	uint64_t end[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+
+	pmuser__read_raw(c, end, false);
+	for (i = 0; i < c->nr; i++) {
+		r->raw[i] = (end[i] - r->start[i]) & width_mask(c->ctr[i].bits);
+		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
+	}
+}
+
+int pmuser_region_calibrate(struct pmuser_counters *c, unsigned int rounds)
+{
+	uint64_t best[PMUSER_COUNTERS_MAX];
+	struct pmuser_region r;
+	unsigned int i, k;
+
+	if (!rounds)
+		return -EINVAL;
+	for (i = 0; i < c->nr; i++) {
+		best[i] = UINT64_MAX;
+		c->bias[i] = 0;
+	}
+	for (k = 0; k < rounds; k++) {
+		pmuser_region_start(c, &r);
+		pmuser_region_stop(c, &r);
+		for (i = 0; i < c->nr; i++)
+			if (r.raw[i] < best[i])
+				best[i] = r.raw[i];
+	}
+	for (i = 0; i < c->nr; i++)
+		c->bias[i] = c->ctr[i].supported ? best[i] : 0;
+	return 0;
+}
+
+uint64_t pmuser_region_bias(const struct pmuser_counters *c, unsigned int i)
+{
+	return i < c->nr ? c->bias[i] : 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* pmuser library internals shared by the backends; not installed. */
+#ifndef PMUSER_INTERNAL_H
+#define PMUSER_INTERNAL_H
+
+#include <linux/perf_event.h>
+
+#include "pmuser.h"
+
+struct pmuser_ctr {
+	char name[48];
+	bool is_cycles;
+	bool supported;
+	uint32_t event;			/* ARM event number (events only) */
+	uint32_t flags;			/* PMUSER_COUNT_* actually counted */
+	unsigned int bits;		/* hardware width: raw deltas are modulo 2^bits */
+	uint64_t last;			/* software 64-bit extension of the last raw read */
+	/* module */
+	unsigned int hw;
+	/* perf */
+	int fd;
+	uint64_t id;
+	struct perf_event_mmap_page *page;
+};
+
+struct pmuser_counters {
+	enum pmuser_backend backend;
+	struct pmuser_counters_attr attr;
+	unsigned int nr;
+	struct pmuser_ctr ctr[PMUSER_COUNTERS_MAX];
+	uint64_t bias[PMUSER_COUNTERS_MAX];
+	int dev_fd;			/* module */
+	int leader;			/* perf: index of the group leader, -1 without a group */
+	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
+	char timer[96];
+};
+
+/* Backend openers: 0, or -errno with the reason in why. */
+int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen);
+int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen);
+void pmuser__perf_close(struct pmuser_counters *c);
+/* Raw (not extended) reads of every counter; perf-mmap falls back to read() per counter. */
+int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[]);
+int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
+int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request);
+uint64_t pmuser__now_ns(void);
+int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], bool reverse);
+
+#endif /* PMUSER_INTERNAL_H */

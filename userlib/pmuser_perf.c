@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The perf_event_open backends: perf-read (read() on the file descriptors) and perf-mmap
+ * (self-read through the event's mmap page: the kernel publishes which hardware counter the
+ * event sits on and an offset, under a sequence count, and the counter is read inline).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pmuser_internal.h"
+
+/* arm64 PMU format fields in perf_event_attr.config1. */
+#define ARM64_CONFIG1_LONG	0x1	/* 64-bit counter (the cycle counter has one) */
+#define ARM64_CONFIG1_RDPMC	0x2	/* user access to this event's counter */
+
+static int perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group,
+			   unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+#if !defined(__arm__) && !defined(__aarch64__)
+/* Elsewhere (a developer's x86 box) the common ARM events map onto perf's generic ones. */
+static const struct {
+	uint16_t arm;
+	uint32_t type;
+	uint64_t config;
+} generic_events[] = {
+	{ 0x01, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1I |
+		PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16 },
+	{ 0x02, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_ITLB |
+		PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16 },
+	{ 0x03, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+		PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16 },
+	{ 0x04, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_L1D |
+		PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_ACCESS << 16 },
+	{ 0x05, PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_DTLB |
+		PERF_COUNT_HW_CACHE_OP_READ << 8 | PERF_COUNT_HW_CACHE_RESULT_MISS << 16 },
+	{ 0x08, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ 0x10, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ 0x11, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ 0x21, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ 0x23, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ 0x24, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+};
+#endif
+
+/* Fills type/config for counter ctr: false if perf has no way to name it here. */
+static bool event_attr(const struct pmuser_ctr *ctr, struct perf_event_attr *pa)
+{
+	if (ctr->is_cycles) {
+		pa->type = PERF_TYPE_HARDWARE;
+		pa->config = PERF_COUNT_HW_CPU_CYCLES;
+		return true;
+	}
+#if defined(__arm__) || defined(__aarch64__)
+	pa->type = PERF_TYPE_RAW;
+	pa->config = ctr->event;
+	return true;
+#else
+	for (size_t i = 0; i < sizeof(generic_events) / sizeof(generic_events[0]); i++) {
+		if (generic_events[i].arm == ctr->event) {
+			pa->type = generic_events[i].type;
+			pa->config = generic_events[i].config;
+			return true;
+		}
+	}
+	return false;
+#endif
+}
+
+void pmuser__perf_close(struct pmuser_counters *c)
+{
+	unsigned int i;
+
+	/* Members first: closing a leader first would promote them to singletons. */
+	for (i = c->nr; i-- > 0;) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+
+		if (ctr->page)
+			munmap(ctr->page, (size_t)sysconf(_SC_PAGESIZE));
+		if (ctr->fd >= 0)
+			close(ctr->fd);
+		ctr->page = NULL;
+		ctr->fd = -1;
+	}
+	c->leader = -1;
+}
+
+static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
+		     const char *fmt, const char *what)
+{
+	size_t used = why ? strnlen(why, whylen) : 0;
+
+	if (why && used + 1 < whylen) {
+		snprintf(why + used, whylen - used, "%s: ", pmuser_backend_name(c->backend));
+		used = strnlen(why, whylen);
+		snprintf(why + used, whylen - used, fmt, what, strerror(-ret));
+	}
+	pmuser__perf_close(c);
+	return ret;
+}
+
+#if defined(__aarch64__)
+/* Whether every event's page lets this thread read its counter now. */
+static bool mmap_reads_work(struct pmuser_counters *c)
+{
+	uint64_t v[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+
+	if (pmuser__perf_read_raw(c, v))
+		return false;
+	for (i = 0; i < c->nr; i++) {
+		struct perf_event_mmap_page *pg = c->ctr[i].page;
+
+		if (pg && (!pg->cap_user_rdpmc || !pg->index))
+			return false;
+	}
+	return true;
+}
+#endif
+
+int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
+{
+	const struct pmuser_counters_attr *a = &c->attr;
+	bool group = !(a->flags & (PMUSER_COUNTERS_NO_GROUP | PMUSER_COUNTERS_INHERIT));
+	bool start_disabled = a->flags & (PMUSER_COUNTERS_DISABLED | PMUSER_COUNTERS_ENABLE_ON_EXEC);
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+
+	if (mmap_read) {
+#if defined(__aarch64__)
+		if (a->pid != 0 || a->cpu != -1 ||
+		    a->flags & (PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC)) {
+			if (why)
+				snprintf(why + strnlen(why, whylen), whylen - strnlen(why, whylen),
+					 "perf-mmap: self-read needs the calling thread on any CPU; ");
+			return -EOPNOTSUPP;
+		}
+#else
+		if (why)
+			snprintf(why + strnlen(why, whylen), whylen - strnlen(why, whylen),
+				 "perf-mmap: user counter reads need arm64; ");
+		return -EOPNOTSUPP;
+#endif
+	}
+
+	for (i = 0; i < c->nr; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+		struct perf_event_attr pa;
+		int leader_fd = c->leader >= 0 ? c->ctr[c->leader].fd : -1;
+
+		memset(&pa, 0, sizeof(pa));
+		pa.size = sizeof(pa);
+		if (!event_attr(ctr, &pa)) {
+			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
+				return perf_fail(c, -EOPNOTSUPP, why, whylen, "%s: %s; ", ctr->name);
+			ctr->supported = false;
+			continue;
+		}
+		pa.exclude_user = !(ctr->flags & PMUSER_COUNT_USER);
+		pa.exclude_kernel = !(ctr->flags & PMUSER_COUNT_KERNEL);
+		pa.exclude_hv = 1;
+		pa.inherit = !!(a->flags & PMUSER_COUNTERS_INHERIT);
+		pa.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+				 PERF_FORMAT_ID;
+		if (group && c->leader < 0)
+			pa.read_format |= PERF_FORMAT_GROUP;
+		if (c->leader < 0 || !group) {
+			pa.disabled = start_disabled;
+			pa.enable_on_exec = !!(a->flags & PMUSER_COUNTERS_ENABLE_ON_EXEC);
+		}
+#if defined(__aarch64__)
+		if (mmap_read)
+			pa.config1 = ARM64_CONFIG1_RDPMC | (ctr->is_cycles ? ARM64_CONFIG1_LONG : 0);
+#endif
+		ctr->fd = perf_event_open(&pa, a->pid, a->cpu, group ? leader_fd : -1,
+					  PERF_FLAG_FD_CLOEXEC);
+		if (ctr->fd < 0) {
+			int err = -errno;
+
+			ctr->fd = -1;
+			/* ENOENT/EOPNOTSUPP/EINVAL: this PMU cannot count the event. */
+			if ((a->flags & PMUSER_COUNTERS_OPTIONAL) && !ctr->is_cycles &&
+			    (err == -ENOENT || err == -EOPNOTSUPP || err == -EINVAL)) {
+				ctr->supported = false;
+				continue;
+			}
+			return perf_fail(c, err, why, whylen, "perf_event_open %s: %s; ",
+					 ctr->name);
+		}
+		if (ioctl(ctr->fd, PERF_EVENT_IOC_ID, &ctr->id) < 0)
+			return perf_fail(c, -errno, why, whylen, "PERF_EVENT_IOC_ID %s: %s; ",
+					 ctr->name);
+		if (group && c->leader < 0)
+			c->leader = (int)i;
+		if (mmap_read) {
+			void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, ctr->fd, 0);
+
+			if (p == MAP_FAILED)
+				return perf_fail(c, -errno, why, whylen, "mmap %s: %s; ", ctr->name);
+			ctr->page = p;
+		}
+	}
+	if (mmap_read) {
+#if defined(__aarch64__)
+		if (!start_disabled && !mmap_reads_work(c))
+			return perf_fail(c, -EPERM, why, whylen, "%s (%s); ",
+					 "no user counter access: is kernel.perf_user_access 1?");
+		snprintf(c->timer, sizeof(c->timer),
+			 "perf mmap self-read, cycles via PMCCNTR_EL0 when scheduled");
+#endif
+	} else {
+		snprintf(c->timer, sizeof(c->timer), "perf read() of PERF_COUNT_HW_CPU_CYCLES");
+	}
+	return 0;
+}
+
+/* One event's count from read(): value, enabled, running, id. */
+static int read_one(const struct pmuser_ctr *ctr, struct pmuser_count *out)
+{
+	uint64_t buf[4];
+	ssize_t n = read(ctr->fd, buf, sizeof(buf));
+
+	if (n < 0)
+		return -errno;
+	if (n < (ssize_t)sizeof(buf))
+		return -EIO;
+	out->value = buf[0];
+	out->enabled = buf[1];
+	out->running = buf[2];
+	return 0;
+}
+
+/* The group in one read(): nr, enabled, running, then value and id per member. */
+static int read_group(struct pmuser_counters *c, struct pmuser_count counts[])
+{
+	uint64_t buf[3 + 2 * PMUSER_COUNTERS_MAX];
+	ssize_t n = read(c->ctr[c->leader].fd, buf, sizeof(buf));
+	unsigned int i, k;
+
+	if (n < 0)
+		return -errno;
+	if (n < 24 || (size_t)n < (3 + 2 * buf[0]) * sizeof(uint64_t))
+		return -EIO;
+	for (i = 0; i < c->nr; i++) {
+		counts[i].value = 0;
+		counts[i].enabled = buf[1];
+		counts[i].running = c->ctr[i].supported ? buf[2] : 0;
+		for (k = 0; k < buf[0]; k++) {
+			if (c->ctr[i].supported && buf[4 + 2 * k] == c->ctr[i].id) {
+				counts[i].value = buf[3 + 2 * k];
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
+{
+	unsigned int i;
+	int ret;
+
+	if (c->leader >= 0)
+		return read_group(c, counts);
+	for (i = 0; i < c->nr; i++) {
+		memset(&counts[i], 0, sizeof(counts[i]));
+		if (!c->ctr[i].supported)
+			continue;
+		ret = read_one(&c->ctr[i], &counts[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+#if defined(__aarch64__)
+/*
+ * The self-read protocol: the kernel bumps lock around every update of the page; the count
+ * is offset plus the hardware counter sign-extended from pmc_width bits. index 0 means the
+ * event is not on a counter now (multiplexed out or not yet scheduled): read() instead.
+ */
+static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
+{
+	volatile struct perf_event_mmap_page *pg = ctr->page;
+	struct pmuser_count cnt = { 0 };
+	uint32_t seq, idx;
+	uint64_t count, pmc;
+	unsigned int width;
+	int ret;
+
+	do {
+		seq = pg->lock;
+		__asm__ __volatile__("" ::: "memory");
+		idx = pg->index;
+		count = (uint64_t)pg->offset;
+		if (!pg->cap_user_rdpmc || !idx)
+			goto slow;
+		width = pg->pmc_width;
+		pmc = pmuser__evcntr_read(idx - 1);
+		if (width < 64) {
+			pmc <<= 64 - width;
+			pmc = (uint64_t)((int64_t)pmc >> (64 - width));
+		}
+		count += pmc;
+		__asm__ __volatile__("" ::: "memory");
+	} while (pg->lock != seq);
+	*value = count;
+	return 0;
+slow:
+	ret = read_one(ctr, &cnt);
+	if (ret)
+		return ret;
+	*value = cnt.value;
+	return 0;
+}
+#endif
+
+int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[])
+{
+	struct pmuser_count counts[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+	int ret;
+
+#if defined(__aarch64__)
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP) {
+		pmuser__isb();
+		for (i = 0; i < c->nr; i++) {
+			values[i] = 0;
+			if (c->ctr[i].supported) {
+				ret = mmap_read(&c->ctr[i], &values[i]);
+				if (ret)
+					return ret;
+			}
+		}
+		pmuser__isb();
+		return 0;
+	}
+#endif
+	ret = pmuser__perf_read_full(c, counts);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->nr; i++)
+		values[i] = counts[i].value;
+	return 0;
+}
+
+int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request)
+{
+	unsigned int i;
+
+	if (c->leader >= 0)
+		return ioctl(c->ctr[c->leader].fd, request, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
+	for (i = 0; i < c->nr; i++)
+		if (c->ctr[i].fd >= 0 && ioctl(c->ctr[i].fd, request, 0) < 0)
+			return -errno;
+	return 0;
+}
