@@ -165,7 +165,8 @@ int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size
 		}
 		pa.exclude_user = !(ctr->flags & PMUSER_COUNT_USER);
 		pa.exclude_kernel = !(ctr->flags & PMUSER_COUNT_KERNEL);
-		pa.exclude_hv = 1;
+		/* ARMv6 can filter no mode at all: exclude nothing unless asked to. */
+		pa.exclude_hv = pa.exclude_kernel;
 		pa.inherit = !!(a->flags & PMUSER_COUNTERS_INHERIT);
 		pa.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 				 PERF_FORMAT_ID;

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The library in the guest: every counter index reads its own counter, regions are exact
+ * under -icount on every backend, backends are chosen (and overridden) as documented and the
+ * perf backends take over when the module is gone.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+/* k instructions exactly, nothing else: the region's payload. */
+#define NOPS(k) __asm__ __volatile__(".rept " #k "\n\tnop\n\t.endr" ::: "memory")
+
+static int open_set(enum pmuser_backend b, bool cycles, const uint32_t *ev, unsigned int n,
+		    uint32_t flags, struct pmuser_counters **c)
+{
+	struct pmuser_counters_attr a;
+	char why[256];
+	unsigned int i;
+	int ret;
+
+	pmuser_counters_attr_init(&a);
+	a.backend = b;
+	a.flags = flags | (cycles ? PMUSER_COUNTERS_CYCLES : 0);
+	a.nr_events = n;
+	for (i = 0; i < n; i++)
+		a.events[i].event = ev[i];
+	ret = pmuser_counters_open(&a, c, why, sizeof(why));
+	if (ret)
+		fprintf(stderr, "# open %s: %s (%s)\n", pmuser_backend_name(b), strerror(-ret), why);
+	return ret;
+}
+
+/* The perf backends this architecture has besides the module. */
+static bool has_perf_mmap(void)
+{
+#if defined(__aarch64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
+TEST(every_counter_index_reads_its_counter)
+{
+	struct pmuser_cpu_info ci;
+	struct pmuser_config cfg;
+	uint32_t ev[PMUSER_MAX_EVENTS];
+	unsigned int i, n;
+	int fd;
+
+	ASSERT_EQ(0, pin_to_cpu(0));
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	n = ci.nr_counters;
+	ASSERT_LT(0, n);
+	for (i = 0; i < n; i++)
+		ev[i] = EV_SW_INCR;
+	config_events(&cfg, 1, ev, n);
+	for (i = 0; i < n; i++)
+		cfg.events[i].flags = PMUSER_COUNT_MASK;	/* increments are made at EL1 */
+	ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
+	ASSERT_EQ(0, pmuser_device_grant(fd, 0));
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_device_reset(fd));
+	/* A distinct count per counter: any index mix-up reads some other counter's value. */
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pmuser_device_swinc(fd, 1U << cfg.events[i].hw_counter, 100 * (i + 1) + i));
+	for (i = 0; i < n; i++) {
+		unsigned int hw = cfg.events[i].hw_counter;
+
+		EXPECT_EQ(100 * (i + 1) + i, (uint32_t)pmuser_counter_read(hw)) TH_LOG("counter %u", hw);
+		EXPECT_EQ(100 * (i + 1) + i, (uint32_t)pmuser_counter_read_serial(hw));
+	}
+	close(fd);
+}
+
+/* Empty region 0, k-instruction block k, for INST_RETIRED (and cycles on the module). */
+static void region_exact(struct __test_metadata *_metadata, enum pmuser_backend b)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	struct pmuser_region r;
+	bool cycles = b == PMUSER_BACKEND_MODULE;
+	unsigned int inst = cycles ? 1 : 0;
+
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, open_set(b, cycles, ev, 1, 0, &c));
+	ASSERT_EQ(b, pmuser_counters_backend(c));
+	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+	TH_LOG("%s: bias %llu instructions", pmuser_backend_name(b),
+	       (unsigned long long)pmuser_region_bias(c, inst));
+	EXPECT_LT(0, pmuser_region_bias(c, inst));
+	if (!getenv("PMUSER_ICOUNT_EXACT")) {
+		pmuser_counters_close(c);
+		SKIP(return, "exact counts need -icount");
+	}
+	pmuser_region_start(c, &r);
+	pmuser_region_stop(c, &r);
+	EXPECT_EQ(0, r.delta[inst]);
+	pmuser_region_start(c, &r);
+	NOPS(1);
+	pmuser_region_stop(c, &r);
+	EXPECT_EQ(1, r.delta[inst]);
+	PMUSER_REGION(c, &r) {
+		NOPS(100);
+	}
+	EXPECT_EQ(100, r.delta[inst]);
+	if (cycles)
+		EXPECT_EQ(100, r.delta[0]);
+	pmuser_region_start(c, &r);
+	NOPS(300);
+	pmuser_region_stop(c, &r);
+	EXPECT_EQ(300, r.delta[inst]);
+	EXPECT_EQ(300 + pmuser_region_bias(c, inst), r.raw[inst]);
+	pmuser_counters_close(c);
+}
+
+TEST(region_exact_module)
+{
+	REQUIRE_COUNTING();
+	region_exact(_metadata, PMUSER_BACKEND_MODULE);
+}
+
+TEST(region_exact_perf_read)
+{
+	REQUIRE_COUNTING();
+	region_exact(_metadata, PMUSER_BACKEND_PERF_READ);
+}
+
+/* Self-read and read() measure the same region identically. */
+TEST(region_exact_perf_mmap)
+{
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	region_exact(_metadata, PMUSER_BACKEND_PERF_MMAP);
+}
+
+TEST(read_is_monotonic_64bit)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t a[2], b[2];
+	volatile unsigned int i;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 1, 0, &c));
+	ASSERT_EQ(0, pmuser_counters_read(c, a));
+	for (i = 0; i < 10000; i++)
+		;
+	ASSERT_EQ(0, pmuser_counters_read(c, b));
+	EXPECT_LT(a[0], b[0]);
+	EXPECT_LT(a[1] + 10000, b[1]);
+	pmuser_counters_close(c);
+}
+
+TEST(auto_prefers_module_and_env_overrides)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	char why[256];
+	struct pmuser_counters_attr a;
+
+	REQUIRE_COUNTING();
+
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_AUTO, true, ev, 1, 0, &c));
+	EXPECT_EQ(PMUSER_BACKEND_MODULE, pmuser_counters_backend(c));
+	EXPECT_EQ(PMUSER_HW_CYCLE, pmuser_counters_hw(c, 0));
+	EXPECT_STREQ("cycles", pmuser_counters_name(c, 0));
+	pmuser_counters_close(c);
+
+	setenv("PMUSER_BACKEND", "perf-read", 1);
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_AUTO, true, ev, 1, 0, &c));
+	EXPECT_EQ(PMUSER_BACKEND_PERF_READ, pmuser_counters_backend(c));
+	EXPECT_EQ(-EOPNOTSUPP, pmuser_counters_hw(c, 0));
+	pmuser_counters_close(c);
+
+	setenv("PMUSER_BACKEND", "clock", 1);
+	EXPECT_EQ(-EOPNOTSUPP, open_set(PMUSER_BACKEND_AUTO, true, ev, 1, 0, &c));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_AUTO, true, ev, 1, PMUSER_COUNTERS_OPTIONAL, &c));
+	EXPECT_EQ(PMUSER_BACKEND_CLOCK, pmuser_counters_backend(c));
+	EXPECT_STREQ("ns", pmuser_counters_name(c, 0));
+	EXPECT_FALSE(pmuser_counters_supported(c, 1));
+	pmuser_counters_close(c);
+
+	setenv("PMUSER_BACKEND", "pmu", 1);
+	pmuser_counters_attr_init(&a);
+	a.flags = PMUSER_COUNTERS_CYCLES;
+	EXPECT_EQ(-EINVAL, pmuser_counters_open(&a, &c, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "PMUSER_BACKEND='pmu'") != NULL);
+	unsetenv("PMUSER_BACKEND");
+}
+
+/* With more events than counters perf rotates them; scaled counts estimate the whole run. */
+TEST(perf_multiplexed_counts_scale)
+{
+	uint32_t ev[10];
+	struct pmuser_count cnt[10];
+	struct pmuser_counters *c;
+	unsigned int i, multiplexed = 0;
+	uint64_t n = 20000000, expect = 2 * n;
+
+	REQUIRE_COUNTING();
+	for (i = 0; i < 10; i++)
+		ev[i] = EV_INST_RETIRED;
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, false, ev, 10,
+			      PMUSER_COUNTERS_NO_GROUP | PMUSER_COUNTERS_DISABLED, &c));
+	ASSERT_EQ(0, pmuser_counters_enable(c));
+	__asm__ __volatile__(
+#if defined(__aarch64__)
+		"1:\tsubs %0, %0, #1\n\tb.ne 1b"
+#else
+		"1:\tsubs %0, %0, #1\n\tbne 1b"
+#endif
+		: "+r"(n) : : "cc");
+	ASSERT_EQ(0, pmuser_counters_disable(c));
+	ASSERT_EQ(0, pmuser_counters_read_full(c, cnt));
+	for (i = 0; i < 10; i++) {
+		double s = pmuser_count_scaled(&cnt[i]);
+
+		EXPECT_LT(0, cnt[i].running);
+		EXPECT_LE(cnt[i].running, cnt[i].enabled);
+		multiplexed += cnt[i].running < cnt[i].enabled;
+		EXPECT_GT(0.05, (s > expect ? s - expect : expect - s) / expect)
+			TH_LOG("event %u: %llu raw, %.0f scaled, expected %llu", i,
+			       (unsigned long long)cnt[i].value, s, (unsigned long long)expect);
+	}
+	EXPECT_LT(0, multiplexed);
+	pmuser_counters_close(c);
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Without the module, the same program falls back to perf. Reloads it afterwards. */
+TEST(fallback_without_module)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	char why[512], cmd[256];
+	struct pmuser_counters_attr a;
+	int ret;
+
+	ASSERT_EQ(0, run("rmmod pmuser"));
+	pmuser_counters_attr_init(&a);
+	a.flags = PMUSER_COUNTERS_CYCLES;
+	a.nr_events = 1;
+	a.events[0].event = ev[0];
+	ret = pmuser_counters_open(&a, &c, why, sizeof(why));
+	EXPECT_EQ(0, ret) TH_LOG("%s", why);
+	if (!ret) {
+		EXPECT_EQ(has_perf_mmap() ? PMUSER_BACKEND_PERF_MMAP : PMUSER_BACKEND_PERF_READ,
+			  pmuser_counters_backend(c));
+		EXPECT_TRUE(strstr(why, "module: " PMUSER_DEVICE) != NULL) TH_LOG("%s", why);
+		pmuser_counters_close(c);
+	}
+	a.backend = PMUSER_BACKEND_MODULE;
+	EXPECT_EQ(-ENOENT, pmuser_counters_open(&a, &c, why, sizeof(why)));
+	snprintf(cmd, sizeof(cmd), "insmod /lib/modules/pmuser.ko %s",
+		 getenv("PMUSER_MODPARAMS") ? getenv("PMUSER_MODPARAMS") : "");
+	ASSERT_EQ(0, run(cmd));
+}
+
+TEST_HARNESS_MAIN
