@@ -61,28 +61,105 @@ static void print_events(const struct pmuser_cpu_info *ci, int all)
 		putchar('\n');
 }
 
+/* Which backend a counting program would get here, and why the better ones were not taken. */
+static void print_backend(void)
+{
+	struct pmuser_counters_attr attr;
+	struct pmuser_counters *c;
+	char why[512];
+	int ret;
+
+	pmuser_counters_attr_init(&attr);
+	attr.flags = PMUSER_COUNTERS_CYCLES;
+	ret = pmuser_counters_open(&attr, &c, why, sizeof(why));
+	if (ret) {
+		printf("backend:  none: %s (%s)\n", strerror(-ret), why);
+		return;
+	}
+	printf("backend:  %s%s; timer: %s\n", pmuser_backend_name(pmuser_counters_backend(c)),
+	       getenv("PMUSER_BACKEND") ? " (from PMUSER_BACKEND)" : "", pmuser_counters_timer(c));
+	if (why[0])
+		printf("          not taken: %s\n", why);
+	pmuser_counters_close(c);
+}
+
+/* MIDR of cpu from sysfs (arm64 exposes it without the module), or 0. */
+static uint32_t sysfs_midr(unsigned int cpu)
+{
+	char path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/regs/identification/midr_el1",
+		 cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llx", &v) != 1)
+		v = 0;
+	fclose(f);
+	return (uint32_t)v;
+}
+
+/* Without the module: what perf and sysfs say. */
+static void print_without_module(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF), cpu;
+
+	print_backend();
+	for (cpu = 0; cpu < n; cpu++) {
+		uint32_t midr = sysfs_midr((unsigned int)cpu);
+		const char *core = midr ? pmuser_core_name(midr) : NULL;
+
+		if (midr)
+			printf("cpu%ld:     %s (MIDR 0x%08x)\n", cpu, core ? core : "unknown core",
+			       midr);
+	}
+}
+
+static void print_presets(void)
+{
+	const struct pmuser_preset *list;
+	unsigned int n = pmuser_presets(&list), i, k;
+
+	printf("presets:\n");
+	for (i = 0; i < n; i++) {
+		printf("  %-13s %s\n                ", list[i].name, list[i].summary);
+		for (k = 0; k < list[i].nr_slots; k++)
+			printf("%s%s", k ? ", " : "", list[i].slot[k].events);
+		putchar('\n');
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "events", no_argument, NULL, 'e' },
+		{ "presets", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pmuser_info info;
-	int all_events = 0, fd, ret, c;
-	unsigned int cpu;
+	uint32_t listed[PMUSER_MAX_CPUS];
+	unsigned int cpu, nr_listed = 0, k;
+	int all_events = 0, presets = 0, fd, ret, c;
 
-	while ((c = getopt_long(argc, argv, "eh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "eph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			all_events = 1;
 			break;
+		case 'p':
+			presets = 1;
+			break;
 		case 'h':
-			printf("usage: %s [--events]\n  --events  list every known event, marking the unsupported ones\n",
+			printf("usage: %s [--events] [--presets]\n"
+			       "  --events   list every known event, marking the unsupported ones\n"
+			       "  --presets  list the event presets (pmu-stat -p, pmuser_preset_find)\n",
 			       argv[0]);
 			return 0;
 		default:
-			fprintf(stderr, "usage: %s [--events]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--events] [--presets]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -96,8 +173,10 @@ int main(int argc, char **argv)
 		printf("module:   not available: %s: %s%s\n", PMUSER_DEVICE, strerror(-fd),
 		       fd == -ENOENT ? " (insmod pmuser.ko)" :
 		       fd == -EACCES ? " (root, or the group given by module parameter group=)" : "");
-		printf("backend:  none (the perf_event_open fallback is not built yet)\n");
-		return 1;
+		print_without_module();
+		if (presets)
+			print_presets();
+		return 0;
 	}
 	ret = pmuser_device_info(fd, &info);
 	if (ret) {
@@ -107,7 +186,7 @@ int main(int argc, char **argv)
 	printf("module:   pmuser %u.%u.%u, ABI %u (this program: ABI %u)\n",
 	       info.module_version >> 16, (info.module_version >> 8) & 0xff,
 	       info.module_version & 0xff, info.abi_version, PMUSER_ABI_VERSION);
-	printf("backend:  module, inline reads: %s\n", arch_name(info.arch));
+	printf("reads:    %s\n", arch_name(info.arch));
 	printf("access:   %s\n", access_name(info.access_mode));
 	printf("held:     %u event counter(s)%s\n", info.nr_events,
 	       info.cycles_held ? " + cycle counter" : "");
@@ -131,13 +210,20 @@ int main(int argc, char **argv)
 		       cpu, core ? core : "unknown core", ci.midr, ci.pmu_version,
 		       ci.nr_counters, ci.counter_bits, ci.cycle_bits, ci.user_enable,
 		       ci.held_mask);
-		/* Same core as the previous CPU: its events were listed already. */
-		if (cpu == 0 || all_events) {
-			printf("  events%s:\n", ci.pmceid_source == PMUSER_PMCEID_HW ?
+		/* Events are listed once per core type (big.LITTLE systems have two). */
+		for (k = 0; k < nr_listed && listed[k] != ci.midr; k++)
+			;
+		if (k == nr_listed) {
+			listed[nr_listed++] = ci.midr;
+			printf("  events of %s%s:\n", core ? core : "this core",
+			       ci.pmceid_source == PMUSER_PMCEID_HW ?
 			       " (PMCEID)" : " (core table; no PMCEID register)");
 			print_events(&ci, all_events);
 		}
 	}
 	close(fd);
+	print_backend();
+	if (presets)
+		print_presets();
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <linux/pmuser.h>
 
@@ -367,6 +368,59 @@ void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r);
 #define PMUSER_REGION(c, r)							\
 	for (int pmuser__once = (pmuser_region_start((c), (r)), 1); pmuser__once;	\
 	     pmuser__once = (pmuser_region_stop((c), (r)), 0))
+
+/* ---- presets: named event sets with derived metrics (pmuser_presets.c) ------------------- */
+/*
+ * A preset lists slots (a label and the event names that fill it, "INST_RETIRED|INSTR_EXEC":
+ * the first the core knows) and metrics over them. Counter sets opened from a preset always
+ * hold the cycle counter as counter 0.
+ */
+#define PMUSER_PRESET_SLOTS	6
+#define PMUSER_PRESET_METRICS	4
+#define PMUSER_METRIC_CYCLES	(-1)	/* operand: the cycle counter */
+
+struct pmuser_metric {
+	const char *label;		/* "IPC", "L1D miss ratio" */
+	int num, den;			/* slot indexes or PMUSER_METRIC_CYCLES */
+	double scale;			/* 1, 100 (percent) or 1000 (per thousand) */
+	const char *unit;		/* "", "%", "PTI" */
+};
+
+struct pmuser_preset {
+	const char *name;		/* "instructions", "data", "tlb", "branch", "stalls", "default" */
+	const char *summary;
+	struct {
+		const char *label;
+		const char *events;
+	} slot[PMUSER_PRESET_SLOTS];
+	unsigned int nr_slots;
+	struct pmuser_metric metric[PMUSER_PRESET_METRICS];
+	unsigned int nr_metrics;
+};
+
+/* All presets: returns how many and stores the array in *list. */
+unsigned int pmuser_presets(const struct pmuser_preset **list);
+/* The preset called name (any case), or NULL. */
+const struct pmuser_preset *pmuser_preset_find(const char *name);
+/*
+ * Fills attr (PMUSER_COUNTERS_CYCLES plus one event per slot the core has, user mode) for the
+ * core with midr; ci, if not NULL, also drops events its PMCEID lacks. Slots left out are
+ * reported unsupported by pmuser_preset_print(). Returns 0 or -ENOENT if no slot is left.
+ */
+int pmuser_preset_attr(const struct pmuser_preset *p, uint32_t midr,
+		       const struct pmuser_cpu_info *ci, struct pmuser_counters_attr *attr);
+/*
+ * Prints the counts (raw, then [scaled] when multiplexed) by slot label, then the metrics, in
+ * rpistat's layout with the locale's thousands separators (call setlocale(LC_NUMERIC, "")).
+ * counts[] are from pmuser_counters_read_full() on a set opened from pmuser_preset_attr().
+ */
+void pmuser_preset_print(FILE *f, const struct pmuser_preset *p, const struct pmuser_counters *c,
+			 const struct pmuser_count counts[]);
+/* Metric m over the counts of a preset's set: NAN if an operand is missing or the divisor 0. */
+double pmuser_metric_eval(const struct pmuser_preset *p, const struct pmuser_metric *m,
+			  const struct pmuser_counters *c, const struct pmuser_count counts[]);
+/* v with the locale's thousands separators ("1,234,567" in en_US), rounded to an integer. */
+const char *pmuser_fmt_count(char *buf, size_t len, double v);
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 

@@ -366,6 +366,13 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 		if (ret && ret != -EOPNOTSUPP)
 			ret = -ENODEV;
 	}
+	if (why && whylen) {
+		size_t len = strnlen(why, whylen);
+
+		/* Reasons are joined with "; "; drop the last separator. */
+		if (len >= 2 && !strcmp(why + len - 2, "; "))
+			why[len - 2] = '\0';
+	}
 	if (ret) {
 		free(c);
 		return ret;
