@@ -339,6 +339,14 @@ int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count cou
 /* value scaled to the whole enabled time (the estimate perf stat prints); 0 if never ran. */
 double pmuser_count_scaled(const struct pmuser_count *count);
 
+/*
+ * Prints one line per counter: name, count with the locale's thousands separators, and the
+ * scaled estimate with its share of time when multiplexed; "not supported by this PMU" for
+ * counters the backend could not count.
+ */
+void pmuser_counters_print(FILE *f, const struct pmuser_counters *c,
+			   const struct pmuser_count counts[]);
+
 /* Start, stop and zero counting (perf: ioctls on the group; module: reset is global). */
 int pmuser_counters_enable(struct pmuser_counters *c);
 int pmuser_counters_disable(struct pmuser_counters *c);

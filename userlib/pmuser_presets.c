@@ -202,6 +202,21 @@ static void print_count(FILE *f, const char *label, const struct pmuser_count *c
 	fputc('\n', f);
 }
 
+void pmuser_counters_print(FILE *f, const struct pmuser_counters *c,
+			   const struct pmuser_count counts[])
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		const char *name = c->ctr[i].name;
+
+		if (c->ctr[i].supported)
+			print_count(f, name, &counts[i]);
+		else
+			fprintf(f, "  %-26s %16s\n", name, "not supported by this PMU");
+	}
+}
+
 void pmuser_preset_print(FILE *f, const struct pmuser_preset *p, const struct pmuser_counters *c,
 			 const struct pmuser_count counts[])
 {

@@ -125,6 +125,14 @@ TEST(print_marks_unsupported_never_zero)
 	EXPECT_TRUE(strstr(text, "Instructions") && strstr(text, "not supported by this PMU"));
 	EXPECT_TRUE(strstr(text, "IPC") && strstr(text, "n/a"));
 	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	ASSERT_TRUE(f != NULL);
+	pmuser_counters_print(f, c, counts);
+	fclose(f);
+	EXPECT_TRUE(strstr(text, "ns ") && strstr(text, "INST_RETIRED") &&
+		    strstr(text, "not supported by this PMU")) TH_LOG("%s", text);
+	free(text);
 	pmuser_counters_close(c);
 }
 
