@@ -238,14 +238,14 @@ int main(int argc, char **argv)
 		o.cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
 	lat_geometry_read(o.cpu, &geo);
 	step = o.stride ? o.stride : geo.line;
-	if (o.size / step < 2) {
-		fprintf(stderr, TOOL ": size %llu is too small: need at least 2 nodes of %llu bytes\n",
-			(unsigned long long)o.size, (unsigned long long)step);
-		return 2;
-	}
 	if (o.pattern == LAT_STRIDE && o.stride > o.size / 2) {
 		fprintf(stderr, TOOL ": stride %llu is more than half the size %llu\n",
 			(unsigned long long)o.stride, (unsigned long long)o.size);
+		return 2;
+	}
+	if (o.size / step < 2) {
+		fprintf(stderr, TOOL ": size %llu is too small: need at least 2 nodes of %llu bytes\n",
+			(unsigned long long)o.size, (unsigned long long)step);
 		return 2;
 	}
 	if (o.size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {

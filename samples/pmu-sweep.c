@@ -40,6 +40,7 @@ struct opts {
 	int cpu;
 	const char *events, *output, *svg, *raw, *from;
 	bool measuring_opt;		/* an option that only a measurement uses */
+	bool max_set;
 };
 
 struct point {
@@ -137,6 +138,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case O_MAX:
 			if (lat_parse_size(optarg, &o->max))
 				return bad("bad --max '%s' (want a positive byte count, e.g. 256M)", optarg);
+			o->max_set = true;
 			break;
 		case O_SIZES:
 			ret = parse_sizes(optarg, o);
@@ -610,6 +612,9 @@ int main(int argc, char **argv)
 	s.step = o.stride ? o.stride : s.geo.line;
 	unit = s.step;
 	mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	/* The default top size shrinks to a power of two within a quarter of small machines. */
+	while (!o.max_set && o.max > mem / 4 && o.max > o.min)
+		o.max /= 2;
 	n = plan_sizes(&o, &s.geo, unit, sizes);
 	if (!n || sizes[0] < 2 * s.step) {
 		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
