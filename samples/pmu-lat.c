@@ -340,7 +340,7 @@ int main(int argc, char **argv)
 		goto out_buf;
 	}
 	{
-		const char *timer = pmuser_counters_timer(t.ctr), *pat = lat_pattern_name(o.pattern);
+		const char *timer = t.timer, *pat = lat_pattern_name(o.pattern);
 		double pred = lat_predict_single(&t);
 		const struct lat_stats *s = &r.st;
 
@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 		case LAT_TEXT:
 			fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(t.backend), timer);
 			fprintf(out, "sample: %s\n", t.method);
-			fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes from %s), "
+			fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes, %s), "
 				"pattern %s, %s pages (%zu bytes), seed %llu, CPU %d\n",
 				tiers_fmt_size(szb, sizeof(szb), o.size), chain.nodes, chain.step,
 				geo.line, geo.line_source, pat, lat_pages_name(o.pages), buf.page,

@@ -492,11 +492,11 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 	switch (o->format) {
 	case LAT_TEXT:
 		fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(s->t.backend),
-			pmuser_counters_timer(s->t.ctr));
+			s->t.timer);
 		fprintf(out, "run: %s\n", o->pattern == LAT_RANDOM ?
 			"library region reads around a C loop of independent random-index loads" :
 			s->t.loop_method);
-		fprintf(out, "layout: pattern %s, nodes %llu bytes apart (line %u bytes from %s), "
+		fprintf(out, "layout: pattern %s, nodes %llu bytes apart (line %u bytes, %s), "
 			"%s pages (%zu bytes), seed %llu, CPU %d, %llu runs per size\n",
 			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
 			s->geo.line_source, lat_pages_name(o->pages), s->buf.page,
@@ -530,7 +530,7 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 		fprintf(out, "# pmu-sweep v1 unit=%s\n# backend=%s\n# timer=%s\n# pattern=%s\n"
 			"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%g\n"
 			"size_bytes,latency,median,ns_per_load,loads", unit,
-			pmuser_backend_name(s->t.backend), pmuser_counters_timer(s->t.ctr),
+			pmuser_backend_name(s->t.backend), s->t.timer,
 			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
 			lat_pages_name(o->pages), o->cpu, (unsigned long long)o->reps, pred);
 		for (size_t e = 0; e < s->nr_ev; e++)
@@ -548,7 +548,7 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 	case LAT_JSON:
 		fprintf(out, "{\"tool\": \"pmu-sweep\", \"unit\": \"%s\", \"backend\": \"%s\", "
 			"\"timer\": ", unit, pmuser_backend_name(s->t.backend));
-		lat_json_string(out, pmuser_counters_timer(s->t.ctr));
+		lat_json_string(out, s->t.timer);
 		fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
 			"\"cpu\": %d, \"reps\": %llu, \"predicted\": %g,\n \"points\": [",
 			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
@@ -674,7 +674,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, TOOL ": %zu sizes from %s", n, tiers_fmt_size(a, sizeof(a), sizes[0]));
 	fprintf(stderr, " to %s, %llu runs each, budget %g s, timer %s\n",
 		tiers_fmt_size(a, sizeof(a), sizes[n - 1]), (unsigned long long)o.reps, o.budget,
-		pmuser_counters_timer(s.t.ctr));
+		s.t.timer);
 	s.state = o.seed | 1;
 	lat_progress_init(&prog, TOOL);
 	for (size_t i = 0; i < n; i++) {

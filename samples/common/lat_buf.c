@@ -133,7 +133,7 @@ void lat_geometry_read(int cpu, struct lat_geometry *g)
 #endif
 	if (!g->line) {
 		g->line = 64;
-		g->line_source = "assumed (no sysfs or sysconf value)";
+		g->line_source = "assumed: no sysfs or sysconf value";
 	}
 }
 

@@ -165,6 +165,24 @@ void **lat_chase(void **p, uint64_t n)
 	return p;
 }
 
+/*
+ * The nominal resolution can hide a coarse clock (a 1 ns CLOCK_MONOTONIC_RAW that moves in
+ * microseconds): report the smallest step two back-to-back reads actually show.
+ */
+static uint64_t observed_tick(struct pmuser_counters *c)
+{
+	uint64_t a[PMUSER_COUNTERS_MAX], b[PMUSER_COUNTERS_MAX], best = 0;
+	uint64_t deadline = lat_now_ns() + 20000000;
+
+	for (int i = 0; i < 2000 && lat_now_ns() < deadline; i++) {
+		if (pmuser_counters_read(c, a) || pmuser_counters_read(c, b))
+			return 0;
+		if (b[0] > a[0] && (!best || b[0] - a[0] < best))
+			best = b[0] - a[0];
+	}
+	return best;
+}
+
 /* ---- opening -------------------------------------------------------------------------- */
 
 int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
@@ -200,6 +218,10 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 		return ret;
 	}
 	t->backend = pmuser_counters_backend(t->ctr);
+	t->tick = observed_tick(t->ctr);
+	snprintf(t->timer, sizeof(t->timer), "%s; smallest observed step %llu %s",
+		 pmuser_counters_timer(t->ctr), (unsigned long long)t->tick,
+		 pmuser_counters_backend(t->ctr) == PMUSER_BACKEND_CLOCK ? "ns" : "cycles");
 	t->nr_events = (unsigned int)nr_events;
 	t->unit = t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles";
 	t->inline_asm = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE;

@@ -29,6 +29,8 @@ struct lat_timer {
 	char method[160];	/* how a single load is timed */
 	char loop_method[160];	/* how the chase loop is timed */
 	unsigned int nr_events;	/* counters after the cycle counter */
+	uint64_t tick;		/* smallest non-zero step seen between two reads (0: none) */
+	char timer[192];	/* the library's timer line plus the observed tick */
 };
 
 /*
