@@ -103,6 +103,7 @@ HOST_O := $(TOP)/build/host
 check-host:
 	bash $(TOP)/emu/setup.sh --ksrc-only
 	$(MAKE) OUT=$(HOST_O) CROSS_COMPILE= $(HOST_O)/libpmuser.a \
+		$(patsubst $(TOP)/samples/%.c,$(HOST_O)/bin/%,$(SAMPLE_SRCS)) \
 		$(patsubst $(TOP)/tests/host/%.c,$(HOST_O)/tests/host/%,$(HOST_TEST_SRCS))
 	bash $(TOP)/tests/run-host.sh $(HOST_O)
 

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by pmu-lat and pmu-sweep: system warnings, progress, JSON strings and the SVG plot. */
+#ifndef PMUSER_LAT_OUT_H
+#define PMUSER_LAT_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tiers.h"
+
+enum lat_format { LAT_TEXT, LAT_CSV, LAT_JSON };
+
+int lat_format_parse(const char *s, enum lat_format *out);
+
+/* The MIDR of cpu from sysfs (arm64), or 0 when unknown. */
+uint32_t lat_cpu_midr(int cpu);
+
+/*
+ * Prints "warning: ..." lines to f about what makes latencies unstable or unrepresentative:
+ * a cpufreq governor other than performance on cpu, and cores that differ (MIDR or maximum
+ * frequency). Returns how many warnings it printed.
+ */
+int lat_warn_system(FILE *f, const char *tool, int cpu);
+
+/* Progress on stderr, shown once a run has taken more than a couple of seconds. */
+struct lat_progress {
+	const char *tool;
+	uint64_t t0;
+	bool shown, tty;
+};
+
+void lat_progress_init(struct lat_progress *p, const char *tool);
+void lat_progress(struct lat_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lat_progress_done(struct lat_progress *p);
+
+/* Writes s as a JSON string (with quotes). */
+void lat_json_string(FILE *f, const char *s);
+
+/*
+ * SVG plot: latency (log2 axis) against size (log2 axis), points joined, tiers drawn as
+ * dashed plateaus with labels and a vertical mark at each capacity. res may be NULL.
+ */
+int lat_svg_write(FILE *f, const struct tiers_point *pts, size_t n, const char *unit,
+		  const struct tiers_result *res, const char *title);
+
+#endif

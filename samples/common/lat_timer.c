@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+/* Timing single loads and chase loops for pmu-lat and pmu-sweep; see lat_timer.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lat_timer.h"
+
+uint64_t lat_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the measured code ----------------------------------------------------------------- */
+/*
+ * Inline-asm windows (module backend). Read, ISB, work, ISB, read: the first ISB keeps the
+ * load from issuing before the first read, the second keeps the second read from running
+ * before the load is done. The empty window is the same text with the work removed, so
+ * window - empty is the work alone: under icount exactly its instruction count.
+ */
+#define X8(s) s s s s s s s s
+
+#if defined(PMUSER_FAST_A64)
+#define HAVE_INLINE_WINDOW 1
+#define WINDOW_TEXT "isb; mrs pmccntr_el0; isb; ldr x, [x]; isb; mrs pmccntr_el0"
+static uint64_t window_load(void ***pp)
+{
+	void **p = *pp;
+	uint64_t t0, t1;
+
+	__asm__ __volatile__("isb\n\tmrs %[t0], pmccntr_el0\n\tisb\n\t"
+			     "ldr %[p], [%[p]]\n\t"
+			     "isb\n\tmrs %[t1], pmccntr_el0"
+			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p) : : "memory");
+	*pp = p;
+	return t1 - t0;
+}
+
+static uint64_t window_empty(void)
+{
+	uint64_t t0, t1;
+
+	__asm__ __volatile__("isb\n\tmrs %[t0], pmccntr_el0\n\tisb\n\t"
+			     "isb\n\tmrs %[t1], pmccntr_el0"
+			     : [t0] "=&r"(t0), [t1] "=&r"(t1) : : "memory");
+	return t1 - t0;
+}
+
+static uint64_t window_chase(void ***pp, uint64_t iters)
+{
+	void **p = *pp;
+	uint64_t t0, t1;
+
+	__asm__ __volatile__("isb\n\tmrs %[t0], pmccntr_el0\n\tisb\n"
+			     "1:\n\t" X8("ldr %[p], [%[p]]\n\t")
+			     "subs %[n], %[n], #1\n\tb.ne 1b\n\t"
+			     "isb\n\tmrs %[t1], pmccntr_el0"
+			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p), [n] "+r"(iters)
+			     : : "memory", "cc");
+	*pp = p;
+	return t1 - t0;
+}
+#elif defined(PMUSER_FAST_V7) || defined(PMUSER_FAST_V6)
+#define HAVE_INLINE_WINDOW 1
+#if defined(PMUSER_FAST_V7)
+#define SERIAL_READ(t) "isb\n\tmrc p15, 0, %[" t "], c9, c13, 0\n\t"
+#define BARRIER "isb\n\t"
+#define WINDOW_TEXT "isb; mrc p15 c9 c13 0; isb; ldr r, [r]; isb; mrc p15 c9 c13 0"
+#else
+/* ARMv6 has no ISB; the CP15 prefetch flush is the same barrier. */
+#define SERIAL_READ(t) "mcr p15, 0, %[z], c7, c5, 4\n\tmrc p15, 0, %[" t "], c15, c12, 1\n\t"
+#define BARRIER "mcr p15, 0, %[z], c7, c5, 4\n\t"
+#define WINDOW_TEXT "flush; mrc p15 c15 c12 1; flush; ldr r, [r]; flush; mrc p15 c15 c12 1"
+#endif
+static uint64_t window_load(void ***pp)
+{
+	void **p = *pp;
+	uint32_t t0, t1;
+
+	__asm__ __volatile__(SERIAL_READ("t0") BARRIER
+			     "ldr %[p], [%[p]]\n\t"
+			     SERIAL_READ("t1")
+			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p) : [z] "r"(0) : "memory");
+	*pp = p;
+	return (uint32_t)(t1 - t0);
+}
+
+static uint64_t window_empty(void)
+{
+	uint32_t t0, t1;
+
+	__asm__ __volatile__(SERIAL_READ("t0") BARRIER
+			     SERIAL_READ("t1")
+			     : [t0] "=&r"(t0), [t1] "=&r"(t1) : [z] "r"(0) : "memory");
+	return (uint32_t)(t1 - t0);
+}
+
+static uint64_t window_chase(void ***pp, uint64_t iters)
+{
+	void **p = *pp;
+	uint32_t t0, t1, n = (uint32_t)iters;
+
+	__asm__ __volatile__(SERIAL_READ("t0") BARRIER
+			     "1:\n\t" X8("ldr %[p], [%[p]]\n\t")
+			     "subs %[n], %[n], #1\n\tbne 1b\n\t"
+			     SERIAL_READ("t1")
+			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p), [n] "+r"(n)
+			     : [z] "r"(0) : "memory", "cc");
+	*pp = p;
+	return (uint32_t)(t1 - t0);
+}
+#else
+#define HAVE_INLINE_WINDOW 0
+#define WINDOW_TEXT "none"
+#endif
+
+/* The bare work, timed by the region API on the other backends. */
+static inline void **one_load(void **p)
+{
+#if defined(__aarch64__) || defined(__arm__)
+	__asm__ __volatile__("ldr %0, [%0]" : "+r"(p) : : "memory");
+#elif defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("mov (%0), %0" : "+r"(p) : : "memory");
+#else
+	p = *(void **volatile *)p;
+#endif
+	return p;
+}
+
+static inline void **chase_loop(void **p, uint64_t iters)
+{
+#if defined(__aarch64__)
+	__asm__ __volatile__("1:\n\t" X8("ldr %[p], [%[p]]\n\t")
+			     "subs %[n], %[n], #1\n\tb.ne 1b"
+			     : [p] "+r"(p), [n] "+r"(iters) : : "memory", "cc");
+#elif defined(__arm__)
+	uint32_t n = (uint32_t)iters;
+
+	__asm__ __volatile__("1:\n\t" X8("ldr %[p], [%[p]]\n\t")
+			     "subs %[n], %[n], #1\n\tbne 1b"
+			     : [p] "+r"(p), [n] "+r"(n) : : "memory", "cc");
+#elif defined(__x86_64__) || defined(__i386__)
+	uintptr_t n = (uintptr_t)iters;
+
+	__asm__ __volatile__("1:\n\t" X8("mov (%[p]), %[p]\n\t")
+			     "sub $1, %[n]\n\tjnz 1b"
+			     : [p] "+r"(p), [n] "+r"(n) : : "memory", "cc");
+#else
+	while (iters--)
+		for (int k = 0; k < LAT_UNROLL; k++)
+			p = *(void **volatile *)p;
+#endif
+	return p;
+}
+
+void **lat_chase(void **p, uint64_t n)
+{
+	while (n--)
+		p = one_load(p);
+	return p;
+}
+
+/*
+ * The nominal resolution can hide a coarse clock (a 1 ns CLOCK_MONOTONIC_RAW that moves in
+ * microseconds): report the smallest step two back-to-back reads actually show.
+ */
+static uint64_t observed_tick(struct pmuser_counters *c)
+{
+	uint64_t a[PMUSER_COUNTERS_MAX], b[PMUSER_COUNTERS_MAX], best = 0;
+	uint64_t deadline = lat_now_ns() + 20000000;
+
+	for (int i = 0; i < 2000 && lat_now_ns() < deadline; i++) {
+		if (pmuser_counters_read(c, a) || pmuser_counters_read(c, b))
+			return 0;
+		if (b[0] > a[0] && (!best || b[0] - a[0] < best))
+			best = b[0] - a[0];
+	}
+	return best;
+}
+
+/* ---- opening -------------------------------------------------------------------------- */
+
+int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
+		   const struct pmuser_evspec_entry *events, size_t nr_events, char *err,
+		   size_t len)
+{
+	struct pmuser_counters_attr attr;
+	char why[512];
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (nr_events > PMUSER_MAX_EVENTS) {
+		snprintf(err, len, "at most %d events", PMUSER_MAX_EVENTS);
+		return -E2BIG;
+	}
+	if (cpu >= 0) {
+		ret = pmuser_thread_pin(cpu);
+		if (ret) {
+			snprintf(err, len, "cannot pin to CPU %d: %s", cpu, strerror(-ret));
+			return ret;
+		}
+	}
+	pmuser_counters_attr_init(&attr);
+	attr.backend = backend;
+	/* Events the PMU lacks (QEMU counts only cycles and instructions) are shown as n/a. */
+	attr.flags = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_OPTIONAL;
+	attr.nr_events = nr_events;
+	for (size_t i = 0; i < nr_events; i++)
+		attr.events[i] = events[i];
+	ret = pmuser_counters_open(&attr, &t->ctr, why, sizeof(why));
+	if (ret) {
+		snprintf(err, len, "no counter backend (%s): %s", strerror(-ret), why);
+		return ret;
+	}
+	t->backend = pmuser_counters_backend(t->ctr);
+	t->tick = observed_tick(t->ctr);
+	snprintf(t->timer, sizeof(t->timer), "%s; smallest observed step %llu %s",
+		 pmuser_counters_timer(t->ctr), (unsigned long long)t->tick,
+		 pmuser_counters_backend(t->ctr) == PMUSER_BACKEND_CLOCK ? "ns" : "cycles");
+	t->nr_events = (unsigned int)nr_events;
+	t->unit = t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles";
+	t->inline_asm = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE;
+	if (t->inline_asm) {
+		snprintf(t->method, sizeof(t->method), "one asm block: %s", WINDOW_TEXT);
+		snprintf(t->loop_method, sizeof(t->loop_method),
+			 "one asm block: serialised read, %d x ldr + subs + branch per iteration, "
+			 "serialised read", LAT_UNROLL);
+	} else {
+		snprintf(t->method, sizeof(t->method),
+			 "library region reads (%s backend, no inline window) around one load",
+			 pmuser_backend_name(t->backend));
+		snprintf(t->loop_method, sizeof(t->loop_method),
+			 "library region reads (%s backend) around an asm loop of %d loads",
+			 pmuser_backend_name(t->backend), LAT_UNROLL);
+	}
+	return 0;
+}
+
+void lat_timer_close(struct lat_timer *t)
+{
+	pmuser_counters_close(t->ctr);
+	t->ctr = NULL;
+}
+
+/* ---- measuring ------------------------------------------------------------------------ */
+
+uint64_t lat_time_load(struct lat_timer *t, void ***p)
+{
+	struct pmuser_region r;
+
+#if HAVE_INLINE_WINDOW
+	if (t->inline_asm)
+		return window_load(p);
+#endif
+	pmuser_region_start(t->ctr, &r);
+	*p = one_load(*p);
+	pmuser_region_stop(t->ctr, &r);
+	return r.raw[0];
+}
+
+uint64_t lat_time_empty(struct lat_timer *t)
+{
+	struct pmuser_region r;
+
+#if HAVE_INLINE_WINDOW
+	if (t->inline_asm)
+		return window_empty();
+#endif
+	pmuser_region_start(t->ctr, &r);
+	__asm__ __volatile__("" ::: "memory");
+	pmuser_region_stop(t->ctr, &r);
+	return r.raw[0];
+}
+
+uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t *ev)
+{
+	uint64_t before[PMUSER_COUNTERS_MAX], after[PMUSER_COUNTERS_MAX], d;
+	struct pmuser_region r;
+
+	if (!iters)
+		return 0;
+#if HAVE_INLINE_WINDOW
+	if (t->inline_asm) {
+		/* Events are read outside the cycle window so that it stays one asm block. */
+		if (t->nr_events && ev)
+			pmuser_counters_read(t->ctr, before);
+		d = window_chase(p, iters);
+		if (t->nr_events && ev) {
+			pmuser_counters_read(t->ctr, after);
+			for (unsigned int i = 0; i < t->nr_events; i++)
+				ev[i] = after[i + 1] - before[i + 1];
+		}
+		return d;
+	}
+#endif
+	(void)before;
+	(void)after;
+	pmuser_region_start(t->ctr, &r);
+	*p = chase_loop(*p, iters);
+	pmuser_region_stop(t->ctr, &r);
+	d = r.raw[0];
+	for (unsigned int i = 0; ev && i < t->nr_events; i++)
+		ev[i] = r.raw[i + 1];
+	return d;
+}
+
+uint64_t lat_time_random(struct lat_timer *t, void **base, size_t nodes, size_t step,
+			 uint64_t loads, uint64_t *state, uint64_t *ev)
+{
+	size_t words = step / sizeof(void *);
+	uint64_t x = *state | 1;
+	uintptr_t sum = 0;
+	struct pmuser_region r;
+
+	pmuser_region_start(t->ctr, &r);
+	for (uint64_t i = 0; i < loads; i++) {
+		/* xorshift64, then the top 32 bits scaled to [0, nodes) without a division */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		sum += (uintptr_t)base[(size_t)(((x >> 32) * nodes) >> 32) * words];
+	}
+	pmuser_region_stop(t->ctr, &r);
+	__asm__ __volatile__("" : : "r"(sum));
+	*state = x;
+	for (unsigned int i = 0; ev && i < t->nr_events; i++)
+		ev[i] = r.raw[i + 1];
+	return r.raw[0];
+}
+
+double lat_predict_single(const struct lat_timer *t)
+{
+	return t->inline_asm ? 1.0 : 0.0;
+}
+
+double lat_predict_loop(const struct lat_timer *t)
+{
+	return t->inline_asm ? (double)LAT_LOOP_INSNS / LAT_UNROLL : 0.0;
+}
+
+/* ---- statistics ----------------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted v. */
+static int64_t rank(const int64_t *v, size_t n, double p)
+{
+	size_t k = (size_t)(p * (double)n + 0.999999);
+
+	return v[k ? k - 1 : 0];
+}
+
+void lat_stats_compute(int64_t *v, size_t n, struct lat_stats *s)
+{
+	size_t run = 0, best = 0;
+	double sum = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	s->n = n;
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->median = n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+	s->p90 = rank(v, n, 0.90);
+	s->p99 = rank(v, n, 0.99);
+	for (size_t i = 0; i < n; i++) {
+		sum += (double)v[i];
+		run = i && v[i] == v[i - 1] ? run + 1 : 1;
+		if (run > best) {	/* ties: the smaller value wins, it came first */
+			best = run;
+			s->mode = v[i];
+		}
+	}
+	s->mean = sum / (double)n;
+}
+
+double lat_median_double(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-lat: latency histogram of single dependent loads.
+ *
+ * Each sample is one window around exactly one `ldr x, [x]` on a pointer chain (module
+ * backend: one asm block, serialised cycle-counter reads on both sides); the bias is the same
+ * window without the load, sampled alternately with the loads and subtracted (its minimum).
+ * Raw values are kept (--raw). Between samples the chain advances --gap untimed steps.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lat_buf.h"
+#include "lat_out.h"
+#include "lat_timer.h"
+#include "pmuser.h"
+
+#define TOOL "pmu-lat"
+#define MAX_SAMPLES (100u * 1000 * 1000)
+
+struct opts {
+	uint64_t size, stride, samples, warmup, gap, seed;
+	bool gap_set;
+	enum lat_pattern pattern;
+	enum lat_pages pages;
+	enum pmuser_backend backend;
+	enum lat_format format;
+	int cpu;
+	const char *output, *raw;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " TOOL " [options]\n"
+		"Histogram of single-load latencies: one dependent load per sample between two\n"
+		"serialised counter reads, minus the bias of the same sequence without the load.\n"
+		"  -s, --size BYTES       buffer size (default 16K; K, M, G suffixes)\n"
+		"  -p, --pattern NAME     chase (random single cycle, default), stride, page\n"
+		"                         (random within each page), random (independent lines)\n"
+		"      --stride BYTES     node spacing for stride (default: the cache line)\n"
+		"  -n, --samples N        samples (default 10000)\n"
+		"  -w, --warmup N         unrecorded samples first (default 1000)\n"
+		"      --gap N            untimed chase steps between samples (default min(nodes, 64))\n"
+		"      --hugepages KIND   thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)\n"
+		"  -c, --cpu N            pin to CPU N (default: the CPU it starts on)\n"
+		"  -b, --backend NAME     auto, module, perf-mmap, perf-read, clock (default auto;\n"
+		"                         env PMUSER_BACKEND)\n"
+		"      --seed N           layout seed (default 1)\n"
+		"  -f, --format FMT       text (default), csv (histogram rows, summary in # lines), json\n"
+		"  -o, --output FILE      write the report there instead of stdout\n"
+		"      --raw FILE         every sample: index,raw,bias_raw,latency\n"
+		"  -h, --help\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, TOOL ": ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	enum { O_STRIDE = 256, O_GAP, O_HUGE, O_SEED, O_RAW };
+	static const struct option lo[] = {
+		{ "size", required_argument, NULL, 's' }, { "pattern", required_argument, NULL, 'p' },
+		{ "stride", required_argument, NULL, O_STRIDE },
+		{ "samples", required_argument, NULL, 'n' }, { "warmup", required_argument, NULL, 'w' },
+		{ "gap", required_argument, NULL, O_GAP }, { "hugepages", required_argument, NULL, O_HUGE },
+		{ "cpu", required_argument, NULL, 'c' }, { "backend", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, O_SEED }, { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' }, { "raw", required_argument, NULL, O_RAW },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct opts){ .size = 16384, .samples = 10000, .warmup = 1000, .seed = 1,
+			    .cpu = -1 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:p:n:w:c:b:f:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (lat_parse_size(optarg, &o->size))
+				return bad("bad size '%s' (want a positive byte count, e.g. 4096, 64K, 8M)", optarg);
+			break;
+		case 'p':
+			if (lat_pattern_parse(optarg, &o->pattern))
+				return bad("unknown pattern '%s' (want chase, stride, page or random)", optarg);
+			break;
+		case O_STRIDE:
+			if (lat_parse_size(optarg, &o->stride))
+				return bad("bad stride '%s' (want a positive byte count)", optarg);
+			break;
+		case 'n':
+			if (lat_parse_uint(optarg, 1, MAX_SAMPLES, &o->samples))
+				return bad("bad sample count '%s' (want 1 to 100000000)", optarg);
+			break;
+		case 'w':
+			if (lat_parse_uint(optarg, 0, MAX_SAMPLES, &o->warmup))
+				return bad("bad warm-up count '%s' (want 0 to 100000000)", optarg);
+			break;
+		case O_GAP:
+			if (lat_parse_uint(optarg, 0, UINT32_MAX, &o->gap))
+				return bad("bad gap '%s' (want a step count)", optarg);
+			o->gap_set = true;
+			break;
+		case O_HUGE:
+			if (lat_pages_parse(optarg, &o->pages) || o->pages == LAT_PAGES_BASE)
+				return bad("bad --hugepages '%s' (want thp or hugetlb)", optarg);
+			break;
+		case 'c':
+			if (lat_parse_uint(optarg, 0, CPU_SETSIZE - 1, &v))
+				return bad("bad CPU '%s'", optarg);
+			o->cpu = (int)v;
+			break;
+		case 'b':
+			if (pmuser_backend_parse(optarg, &o->backend))
+				return bad("unknown backend '%s' (want auto, module, perf-mmap, perf-read or clock)", optarg);
+			break;
+		case O_SEED:
+			if (lat_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
+				return bad("bad seed '%s'", optarg);
+			break;
+		case 'f':
+			if (lat_format_parse(optarg, &o->format))
+				return bad("unknown format '%s' (want text, csv or json)", optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case O_RAW:
+			o->raw = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			return bad("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (o->stride && o->pattern != LAT_STRIDE)
+		return bad("%s", "--stride applies to --pattern stride only");
+	return 0;
+}
+
+struct result {
+	int64_t *lat;		/* corrected, sorted by lat_stats_compute */
+	uint64_t *raw, *bias_raw;
+	struct lat_stats st, bias_st;
+	uint64_t bias;
+};
+
+static void print_hist(FILE *f, const struct result *r, const char *unit)
+{
+	int64_t lo = r->st.min, hi = r->st.p99 > lo ? r->st.p99 : r->st.max;
+	int64_t width = (hi - lo) / 40 + 1;
+	size_t i = 0, above = 0, peak = 0, nb = (size_t)((hi - lo) / width + 1);
+	size_t *count = calloc(nb, sizeof(*count));
+
+	if (!count)
+		return;
+	for (i = 0; i < r->st.n; i++) {
+		if (r->lat[i] > hi) {
+			above++;
+			continue;
+		}
+		size_t b = (size_t)((r->lat[i] - lo) / width);
+
+		if (++count[b] > peak)
+			peak = count[b];
+	}
+	fprintf(f, "histogram (%s, bias-corrected):\n", unit);
+	for (size_t b = 0; b < nb; b++) {
+		int bar = (int)((count[b] * 50 + peak - 1) / peak);
+
+		if (!count[b])
+			continue;
+		if (width == 1)
+			fprintf(f, "  %10lld  %9zu  %.*s\n", (long long)(lo + (int64_t)b),
+				count[b], bar, "##################################################");
+		else
+			fprintf(f, "  %5lld..%-5lld %8zu  %.*s\n", (long long)(lo + (int64_t)b * width),
+				(long long)(lo + (int64_t)(b + 1) * width - 1), count[b], bar,
+				"##################################################");
+	}
+	if (above)
+		fprintf(f, "  %10s  %9zu  (above %lld, up to %lld)\n", "tail", above, (long long)hi,
+			(long long)r->st.max);
+	free(count);
+}
+
+/* Histogram rows for CSV/JSON: (value, count) runs of the sorted latencies. */
+static void each_value(const struct result *r, FILE *f, const char *fmt_first,
+		       const char *fmt_rest)
+{
+	size_t i = 0, k = 0;
+
+	while (i < r->st.n) {
+		size_t j = i;
+
+		while (j < r->st.n && r->lat[j] == r->lat[i])
+			j++;
+		fprintf(f, k++ ? fmt_rest : fmt_first, (long long)r->lat[i], j - i);
+		i = j;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char err[512], szb[32];
+	struct lat_geometry geo;
+	struct lat_timer t;
+	struct lat_buf buf;
+	struct lat_chain chain;
+	struct result r = { 0 };
+	struct opts o;
+	uint64_t state, step;
+	FILE *out = stdout;
+	void **p;
+	int ret, status = 1;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret;
+	if (o.cpu < 0)
+		o.cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
+	lat_geometry_read(o.cpu, &geo);
+	step = o.stride ? o.stride : geo.line;
+	if (o.pattern == LAT_STRIDE && o.stride > o.size / 2) {
+		fprintf(stderr, TOOL ": stride %llu is more than half the size %llu\n",
+			(unsigned long long)o.stride, (unsigned long long)o.size);
+		return 2;
+	}
+	if (o.size / step < 2) {
+		fprintf(stderr, TOOL ": size %llu is too small: need at least 2 nodes of %llu bytes\n",
+			(unsigned long long)o.size, (unsigned long long)step);
+		return 2;
+	}
+	if (o.size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {
+		fprintf(stderr, TOOL ": size %llu is more than half the machine's memory\n",
+			(unsigned long long)o.size);
+		return 2;
+	}
+	if (!o.gap_set)
+		o.gap = o.size / step < 64 ? o.size / step : 64;
+
+	ret = lat_timer_open(&t, o.backend, o.cpu, NULL, 0, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, TOOL ": %s\n", err);
+		return 1;
+	}
+	ret = lat_buf_alloc(&buf, o.size, o.pages, err, sizeof(err));
+	if (!ret)
+		ret = lat_chain_build(&buf, o.pattern, step, o.seed, &chain, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, TOOL ": %s\n", err);
+		goto out_timer;
+	}
+	r.lat = malloc(o.samples * sizeof(*r.lat));
+	r.raw = malloc(o.samples * sizeof(*r.raw));
+	r.bias_raw = malloc(o.samples * sizeof(*r.bias_raw));
+	if (!r.lat || !r.raw || !r.bias_raw) {
+		fprintf(stderr, TOOL ": out of memory for %llu samples\n", (unsigned long long)o.samples);
+		goto out_buf;
+	}
+	lat_warn_system(stderr, TOOL, o.cpu);
+
+	/* One full traversal warms caches and TLBs; then warm-up samples are thrown away. */
+	state = o.seed ^ 0x5eed;
+	p = lat_chase(chain.start, chain.nodes);
+	for (uint64_t i = 0; i < o.warmup + o.samples; i++) {
+		uint64_t raw, empty;
+
+		if (o.pattern == LAT_RANDOM) {
+			void **q = (void **)((char *)buf.mem +
+					     (lat_rand(&state) % chain.nodes) * chain.step);
+
+			raw = lat_time_load(&t, &q);
+		} else {
+			p = lat_chase(p, o.gap);
+			raw = lat_time_load(&t, &p);
+		}
+		empty = lat_time_empty(&t);
+		if (i >= o.warmup) {
+			r.raw[i - o.warmup] = raw;
+			r.bias_raw[i - o.warmup] = empty;
+		}
+	}
+	/* Bias: the cheapest empty window, as the load can never be faster than nothing. */
+	r.bias = UINT64_MAX;
+	for (uint64_t i = 0; i < o.samples; i++)
+		if (r.bias_raw[i] < r.bias)
+			r.bias = r.bias_raw[i];
+	for (uint64_t i = 0; i < o.samples; i++)
+		r.lat[i] = (int64_t)(r.raw[i] - r.bias);
+	if (o.raw) {
+		FILE *rf = fopen(o.raw, "w");
+
+		if (!rf) {
+			fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+			goto out_buf;
+		}
+		fprintf(rf, "# pmu-lat raw samples unit=%s bias=%llu\nindex,raw,bias_raw,latency\n",
+			t.unit, (unsigned long long)r.bias);
+		for (uint64_t i = 0; i < o.samples; i++)
+			fprintf(rf, "%llu,%llu,%llu,%lld\n", (unsigned long long)i,
+				(unsigned long long)r.raw[i], (unsigned long long)r.bias_raw[i],
+				(long long)r.lat[i]);
+		if (fclose(rf)) {
+			fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+			goto out_buf;
+		}
+	}
+	{
+		int64_t *b = malloc(o.samples * sizeof(*b));
+
+		if (!b)
+			goto out_buf;
+		for (uint64_t i = 0; i < o.samples; i++)
+			b[i] = (int64_t)r.bias_raw[i];
+		lat_stats_compute(b, o.samples, &r.bias_st);
+		free(b);
+	}
+	lat_stats_compute(r.lat, o.samples, &r.st);
+
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		fprintf(stderr, TOOL ": %s: %s\n", o.output, strerror(errno));
+		goto out_buf;
+	}
+	{
+		const char *timer = t.timer, *pat = lat_pattern_name(o.pattern);
+		double pred = lat_predict_single(&t);
+		const struct lat_stats *s = &r.st;
+
+		switch (o.format) {
+		case LAT_TEXT:
+			fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(t.backend), timer);
+			fprintf(out, "sample: %s\n", t.method);
+			fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes, %s), "
+				"pattern %s, %s pages (%zu bytes), seed %llu, CPU %d\n",
+				tiers_fmt_size(szb, sizeof(szb), o.size), chain.nodes, chain.step,
+				geo.line, geo.line_source, pat, lat_pages_name(o.pages), buf.page,
+				(unsigned long long)o.seed, o.cpu);
+			fprintf(out, "bias (same sequence without the load): min %lld, median %lld, "
+				"max %lld %s; subtracted %llu\n", (long long)r.bias_st.min,
+				(long long)r.bias_st.median, (long long)r.bias_st.max, t.unit,
+				(unsigned long long)r.bias);
+			if (pred > 0)
+				fprintf(out, "icount prediction: %g instruction per sample (the load alone)\n",
+					pred);
+			else
+				fprintf(out, "icount prediction: none (no inline window on the %s backend)\n",
+					pmuser_backend_name(t.backend));
+			fprintf(out, "latency (%s, bias-corrected), %zu samples after %llu warm-up:\n",
+				t.unit, s->n, (unsigned long long)o.warmup);
+			fprintf(out, "  min %lld  mode %lld  median %lld  p90 %lld  p99 %lld  max %lld  "
+				"mean %.2f\n", (long long)s->min, (long long)s->mode, (long long)s->median,
+				(long long)s->p90, (long long)s->p99, (long long)s->max, s->mean);
+			print_hist(out, &r, t.unit);
+			break;
+		case LAT_CSV:
+			fprintf(out, "# pmu-lat v1 unit=%s\n# backend=%s\n# timer=%s\n# sample=%s\n"
+				"# size=%llu\n# pattern=%s\n# step=%zu\n# line=%u\n# pages=%s\n"
+				"# cpu=%d\n# samples=%zu\n# bias=%llu\n# bias_median=%lld\n"
+				"# predicted=%g\n# min=%lld\n# mode=%lld\n# median=%lld\n# p90=%lld\n"
+				"# p99=%lld\n# max=%lld\nlatency,count\n", t.unit,
+				pmuser_backend_name(t.backend), timer, t.method,
+				(unsigned long long)o.size, pat, chain.step, geo.line,
+				lat_pages_name(o.pages), o.cpu, s->n, (unsigned long long)r.bias,
+				(long long)r.bias_st.median, pred, (long long)s->min,
+				(long long)s->mode, (long long)s->median, (long long)s->p90,
+				(long long)s->p99, (long long)s->max);
+			each_value(&r, out, "%lld,%zu\n", "%lld,%zu\n");
+			break;
+		case LAT_JSON:
+			fprintf(out, "{\"tool\": \"pmu-lat\", \"unit\": \"%s\", \"backend\": \"%s\", "
+				"\"timer\": ", t.unit, pmuser_backend_name(t.backend));
+			lat_json_string(out, timer);
+			fprintf(out, ", \"sample\": ");
+			lat_json_string(out, t.method);
+			fprintf(out, ",\n \"size\": %llu, \"pattern\": \"%s\", \"step\": %zu, "
+				"\"line\": %u, \"pages\": \"%s\", \"cpu\": %d,\n \"bias\": %llu, "
+				"\"bias_median\": %lld, \"predicted\": %g,\n \"samples\": %zu, "
+				"\"min\": %lld, \"mode\": %lld, \"median\": %lld, \"p90\": %lld, "
+				"\"p99\": %lld, \"max\": %lld, \"mean\": %.3f,\n \"histogram\": [",
+				(unsigned long long)o.size, pat, chain.step, geo.line,
+				lat_pages_name(o.pages), o.cpu, (unsigned long long)r.bias,
+				(long long)r.bias_st.median, pred, s->n, (long long)s->min,
+				(long long)s->mode, (long long)s->median, (long long)s->p90,
+				(long long)s->p99, (long long)s->max, s->mean);
+			each_value(&r, out, "[%lld, %zu]", ", [%lld, %zu]");
+			fprintf(out, "]}\n");
+			break;
+		}
+	}
+	if (out != stdout ? fclose(out) : fflush(out)) {
+		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
+		goto out_buf;
+	}
+	status = 0;
+out_buf:
+	free(r.lat);
+	free(r.raw);
+	free(r.bias_raw);
+	lat_buf_free(&buf);
+out_timer:
+	lat_timer_close(&t);
+	return status;
+}

@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-sweep: memory-hierarchy latency sweep with automatic tier detection.
+ *
+ * For each working-set size: a pointer chain with one node per cache line (Sattolo single
+ * cycle by default), one full warm-up traversal, then --reps timed runs of an unrolled
+ * chase loop whose length fills the time budget; latency per load = (window - empty window)
+ * / loads, reported as the minimum and median over the runs. Tier detection (tiers.c) then
+ * names the plateaus. --from FILE redoes the analysis on a saved CSV without measuring.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lat_buf.h"
+#include "lat_out.h"
+#include "lat_timer.h"
+#include "pmuser.h"
+#include "sweepcsv.h"
+#include "tiers.h"
+
+#define TOOL "pmu-sweep"
+#define MAX_SIZES 512
+#define DEFAULT_EVENTS "l1d_cache_refill,l2d_cache_refill,l1d_tlb_refill"
+
+struct opts {
+	uint64_t min, max, stride, reps, seed;
+	double budget;
+	uint64_t sizes[MAX_SIZES];
+	size_t nr_sizes;		/* explicit --sizes */
+	enum lat_pattern pattern;
+	enum lat_pages pages;
+	enum pmuser_backend backend;
+	enum lat_format format;
+	int cpu;
+	const char *events, *output, *svg, *raw, *from;
+	bool measuring_opt;		/* an option that only a measurement uses */
+	bool max_set;
+};
+
+struct point {
+	uint64_t size;
+	double min, median, ns;		/* per load */
+	double ev[PMUSER_MAX_EVENTS];	/* per load; NAN when not counted */
+	uint64_t loads;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " TOOL " [options]            measure, then detect tiers\n"
+		"       " TOOL " --from FILE [-f FMT] [-o FILE] [--svg FILE]   re-analyse a saved CSV\n"
+		"  --min BYTES, --max BYTES  size range (default 1K .. 256M; K, M, G suffixes):\n"
+		"                         2^k and 1.5 * 2^k, plus dense steps around the cache\n"
+		"                         sizes sysfs reports\n"
+		"  --sizes LIST           explicit comma-separated sizes instead\n"
+		"  -p, --pattern NAME     chase (Sattolo cycle, default), stride (address order),\n"
+		"                         page (random within each page: separates TLB from cache),\n"
+		"                         random (independent loads at random lines)\n"
+		"      --stride BYTES     node spacing for stride (default: the cache line)\n"
+		"  -r, --reps N           timed runs per size (default 5): min and median\n"
+		"  -t, --budget SECONDS   time for all timed runs together (default 20)\n"
+		"  -e, --events SPEC      events per load when the PMU has them, e.g. default\n"
+		"                         (" DEFAULT_EVENTS ")\n"
+		"      --hugepages KIND   thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)\n"
+		"  -c, --cpu N            pin to CPU N (default: the CPU it starts on)\n"
+		"  -b, --backend NAME     auto, module, perf-mmap, perf-read, clock (env PMUSER_BACKEND)\n"
+		"      --seed N           layout seed (default 1)\n"
+		"  -f, --format FMT       text (default), csv (the --from format), json\n"
+		"  -o, --output FILE      report there instead of stdout\n"
+		"      --svg FILE         plot: latency against size, log2 axes, tiers marked\n"
+		"      --raw FILE         every timed run: size,rep,loads,raw,bias,latency,ns\n"
+		"  -h, --help\n");
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, TOOL ": ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int parse_sizes(char *list, struct opts *o)
+{
+	char *save, *tok;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (o->nr_sizes == MAX_SIZES)
+			return bad("more than %s sizes", "512");
+		if (lat_parse_size(tok, &o->sizes[o->nr_sizes]))
+			return bad("bad size '%s' in --sizes (want positive byte counts, e.g. 4K,64K,1M)", tok);
+		if (o->nr_sizes && o->sizes[o->nr_sizes] <= o->sizes[o->nr_sizes - 1])
+			return bad("--sizes must increase ('%s')", tok);
+		o->nr_sizes++;
+	}
+	if (!o->nr_sizes)
+		return bad("%s", "--sizes is empty");
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	enum { O_MIN = 256, O_MAX, O_SIZES, O_STRIDE, O_HUGE, O_SEED, O_SVG, O_RAW, O_FROM };
+	static const struct option lo[] = {
+		{ "min", required_argument, NULL, O_MIN }, { "max", required_argument, NULL, O_MAX },
+		{ "sizes", required_argument, NULL, O_SIZES },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "stride", required_argument, NULL, O_STRIDE },
+		{ "reps", required_argument, NULL, 'r' }, { "budget", required_argument, NULL, 't' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "hugepages", required_argument, NULL, O_HUGE },
+		{ "cpu", required_argument, NULL, 'c' }, { "backend", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, O_SEED }, { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' }, { "svg", required_argument, NULL, O_SVG },
+		{ "raw", required_argument, NULL, O_RAW }, { "from", required_argument, NULL, O_FROM },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	char *end;
+	int c, ret;
+
+	*o = (struct opts){ .min = 1024, .max = 256u << 20, .reps = 5, .seed = 1, .budget = 20,
+			    .cpu = -1 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:r:t:e:c:b:f:o:h", lo, NULL)) != -1) {
+		o->measuring_opt |= !strchr("fo", c) && c != O_SVG && c != O_FROM && c != 'h';
+		switch (c) {
+		case O_MIN:
+			if (lat_parse_size(optarg, &o->min))
+				return bad("bad --min '%s' (want a positive byte count, e.g. 1K)", optarg);
+			break;
+		case O_MAX:
+			if (lat_parse_size(optarg, &o->max))
+				return bad("bad --max '%s' (want a positive byte count, e.g. 256M)", optarg);
+			o->max_set = true;
+			break;
+		case O_SIZES:
+			ret = parse_sizes(optarg, o);
+			if (ret)
+				return ret;
+			break;
+		case 'p':
+			if (lat_pattern_parse(optarg, &o->pattern))
+				return bad("unknown pattern '%s' (want chase, stride, page or random)", optarg);
+			break;
+		case O_STRIDE:
+			if (lat_parse_size(optarg, &o->stride))
+				return bad("bad stride '%s' (want a positive byte count)", optarg);
+			break;
+		case 'r':
+			if (lat_parse_uint(optarg, 1, 1000, &o->reps))
+				return bad("bad repetition count '%s' (want 1 to 1000)", optarg);
+			break;
+		case 't':
+			errno = 0;
+			o->budget = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->budget > 0) || o->budget > 86400)
+				return bad("bad time budget '%s' (want seconds, > 0)", optarg);
+			break;
+		case 'e':
+			o->events = strcmp(optarg, "default") ? optarg : DEFAULT_EVENTS;
+			break;
+		case O_HUGE:
+			if (lat_pages_parse(optarg, &o->pages) || o->pages == LAT_PAGES_BASE)
+				return bad("bad --hugepages '%s' (want thp or hugetlb)", optarg);
+			break;
+		case 'c':
+			if (lat_parse_uint(optarg, 0, CPU_SETSIZE - 1, &v))
+				return bad("bad CPU '%s'", optarg);
+			o->cpu = (int)v;
+			break;
+		case 'b':
+			if (pmuser_backend_parse(optarg, &o->backend))
+				return bad("unknown backend '%s' (want auto, module, perf-mmap, perf-read or clock)", optarg);
+			break;
+		case O_SEED:
+			if (lat_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
+				return bad("bad seed '%s'", optarg);
+			break;
+		case 'f':
+			if (lat_format_parse(optarg, &o->format))
+				return bad("unknown format '%s' (want text, csv or json)", optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case O_SVG:
+			o->svg = optarg;
+			break;
+		case O_RAW:
+			o->raw = optarg;
+			break;
+		case O_FROM:
+			o->from = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			return bad("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (o->from && o->measuring_opt)
+		return bad("%s", "--from re-analyses a saved file: only --format, --output and --svg apply");
+	if (o->stride && o->pattern != LAT_STRIDE)
+		return bad("%s", "--stride applies to --pattern stride only");
+	if (o->min > o->max)
+		return bad("%s", "--min is above --max");
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The sizes to measure: 2^k and 1.5 * 2^k in [min, max], plus 3/4, 7/8, 1, 9/8, 5/4 of each
+ * cache size sysfs reports (the transitions are where detail matters), each rounded down to
+ * a multiple of the node spacing (of the page for the page pattern). Returns the count.
+ */
+static size_t plan_sizes(const struct opts *o, const struct lat_geometry *g, uint64_t unit,
+			 uint64_t *out)
+{
+	static const double dense[] = { 0.75, 0.875, 1.0, 1.125, 1.25 };
+	size_t n = 0, k = 0;
+
+	if (o->nr_sizes) {
+		memcpy(out, o->sizes, o->nr_sizes * sizeof(*out));
+		n = o->nr_sizes;
+	} else {
+		for (uint64_t p = 1; p && p <= o->max && n + 2 < MAX_SIZES; p *= 2) {
+			if (p >= o->min)
+				out[n++] = p;
+			if (p + p / 2 >= o->min && p + p / 2 <= o->max && p >= 2)
+				out[n++] = p + p / 2;
+		}
+		for (unsigned int c = 0; c < g->nr_caches; c++)
+			for (size_t d = 0; d < sizeof(dense) / sizeof(dense[0]) && n < MAX_SIZES; d++) {
+				uint64_t s = (uint64_t)(g->cache[c].size * dense[d]);
+
+				if (s >= o->min && s <= o->max)
+					out[n++] = s;
+			}
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = out[i] / unit * unit;
+	qsort(out, n, sizeof(*out), cmp_u64);
+	for (size_t i = 0; i < n; i++)	/* drop zeros and duplicates */
+		if (out[i] && (!k || out[i] != out[k - 1]))
+			out[k++] = out[i];
+	return k;
+}
+
+static const char *unit_of(const struct sweepcsv *c)
+{
+	return sweepcsv_unit_name(c->unit);
+}
+
+/* The report both modes share: tier table (text) or tiers object (JSON). */
+static void print_tiers_json(FILE *f, const struct tiers_result *r, bool ok)
+{
+	fprintf(f, " \"tiers\": [");
+	for (size_t i = 0; ok && i < r->n; i++) {
+		const struct tiers_level *l = &r->level[i];
+
+		fprintf(f, "%s\n  {\"label\": \"%s\", \"latency\": %.6g, \"first_size\": %llu, "
+			"\"last_size\": %llu, \"capacity\": %llu, \"step\": %.4g}", i ? "," : "",
+			l->label, l->latency, (unsigned long long)l->first_size,
+			(unsigned long long)l->last_size, (unsigned long long)l->capacity, l->step);
+	}
+	fprintf(f, "],\n \"tlb\": ");
+	if (ok && r->tlb.found)
+		fprintf(f, "{\"tier\": \"%s\", \"size_before\": %llu, \"size_after\": %llu, "
+			"\"step\": %.4g}", r->level[r->tlb.tier].label,
+			(unsigned long long)r->tlb.size_before, (unsigned long long)r->tlb.size_after,
+			r->tlb.step);
+	else
+		fprintf(f, "null");
+}
+
+static int write_svg(const char *path, const struct tiers_point *pts, size_t n, const char *unit,
+		     const struct tiers_result *res, const char *title)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, TOOL ": %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	ret = lat_svg_write(f, pts, n, unit, res, title);
+	if (fclose(f) || ret) {
+		fprintf(stderr, TOOL ": writing %s failed\n", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int from_file(const struct opts *o)
+{
+	struct tiers_result r;
+	struct sweepcsv csv;
+	char err[256];
+	FILE *in, *out = stdout;
+	int ret;
+
+	in = strcmp(o->from, "-") ? fopen(o->from, "r") : stdin;
+	if (!in) {
+		fprintf(stderr, TOOL ": %s: %s\n", o->from, strerror(errno));
+		return 1;
+	}
+	ret = sweepcsv_read(in, &csv, err, sizeof(err));
+	if (in != stdin)
+		fclose(in);
+	if (ret) {
+		fprintf(stderr, TOOL ": %s: %s\n", o->from, ret == -EINVAL ? err : strerror(-ret));
+		return 1;
+	}
+	ret = tiers_detect(csv.pts, csv.n, &r);
+	if (ret) {
+		fprintf(stderr, TOOL ": %s: tier detection: %s\n", o->from, strerror(-ret));
+		sweepcsv_free(&csv);
+		return 1;
+	}
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		fprintf(stderr, TOOL ": %s: %s\n", o->output, strerror(errno));
+		sweepcsv_free(&csv);
+		return 1;
+	}
+	switch (o->format) {
+	case LAT_TEXT:
+		fprintf(out, "from: %s (%zu sizes, %s)\n", o->from, csv.n, unit_of(&csv));
+		for (size_t i = 0; i < csv.nmeta; i++)
+			fprintf(out, "  # %s\n", csv.meta[i]);
+		tiers_print(out, &r, unit_of(&csv));
+		break;
+	case LAT_CSV:
+		sweepcsv_write(out, &csv);
+		break;
+	case LAT_JSON:
+		fprintf(out, "{\"tool\": \"pmu-sweep\", \"from\": ");
+		lat_json_string(out, o->from);
+		fprintf(out, ", \"unit\": \"%s\",\n \"points\": [", unit_of(&csv));
+		for (size_t i = 0; i < csv.n; i++)
+			fprintf(out, "%s{\"size\": %llu, \"latency\": %.6g}", i ? ", " : "",
+				(unsigned long long)csv.pts[i].size, csv.pts[i].latency);
+		fprintf(out, "],\n");
+		print_tiers_json(out, &r, true);
+		fprintf(out, "}\n");
+		break;
+	}
+	ret = out != stdout ? fclose(out) : fflush(out);
+	if (!ret && o->svg)
+		ret = write_svg(o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from);
+	sweepcsv_free(&csv);
+	return ret ? 1 : 0;
+}
+
+/* ---- measuring ------------------------------------------------------------------------ */
+
+struct sweep {
+	struct opts *o;
+	struct lat_timer t;
+	struct lat_geometry geo;
+	struct lat_buf buf;
+	uint64_t step, bias;
+	struct pmuser_evspec_entry ev[PMUSER_MAX_EVENTS];
+	size_t nr_ev;
+	FILE *raw;
+	uint64_t state;
+};
+
+/* One timed run of loads (a multiple of LAT_UNROLL); returns the raw window. */
+static uint64_t timed_run(struct sweep *s, struct lat_chain *ch, void ***p, uint64_t loads,
+			  uint64_t *ev)
+{
+	if (s->o->pattern == LAT_RANDOM)
+		return lat_time_random(&s->t, (void **)s->buf.mem, ch->nodes, ch->step, loads,
+				       &s->state, ev);
+	return lat_time_chase(&s->t, p, loads / LAT_UNROLL, ev);
+}
+
+/* The empty window's minimum over a few tries: what a run costs with no loads. */
+static uint64_t measure_bias(struct sweep *s)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 64; i++) {
+		uint64_t e = lat_time_empty(&s->t);
+
+		if (e < best)
+			best = e;
+	}
+	return best;
+}
+
+static int measure_size(struct sweep *s, uint64_t size, double per_run_ns, struct point *pt)
+{
+	struct lat_buf view = s->buf;
+	struct lat_chain ch;
+	uint64_t ev[PMUSER_MAX_EVENTS], ev_sum[PMUSER_MAX_EVENTS] = { 0 }, loads, t0, d;
+	double lat[1000], ns[1000], est;
+	char err[256];
+	void **p;
+	int ret;
+
+	view.size = size;
+	ret = lat_chain_build(&view, s->o->pattern, s->step, s->o->seed, &ch, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, TOOL ": %s\n", err);
+		return ret;
+	}
+	p = lat_chase(ch.start, ch.nodes);	/* warm-up: one traversal */
+	/* Pilot: grow the run until it takes 1 ms, to learn the time per load. */
+	for (loads = 64 * LAT_UNROLL;; loads *= 4) {
+		t0 = lat_now_ns();
+		timed_run(s, &ch, &p, loads, NULL);
+		d = lat_now_ns() - t0;
+		if (d >= 1000000 || loads >= (1ULL << 30))
+			break;
+	}
+	est = (double)(d ? d : 1) / (double)loads;
+	loads = (uint64_t)(per_run_ns / est);
+	/* 32-bit cycle counters: keep a run under 2^31 cycles even at 4 GHz (0.5 s). */
+	if (loads * est > 5e8)
+		loads = (uint64_t)(5e8 / est);
+	if (loads < 64 * LAT_UNROLL)
+		loads = 64 * LAT_UNROLL;
+	loads -= loads % LAT_UNROLL;
+	for (uint64_t r = 0; r < s->o->reps; r++) {
+		uint64_t bias = measure_bias(s);
+
+		t0 = lat_now_ns();
+		d = timed_run(s, &ch, &p, loads, ev);
+		ns[r] = (double)(lat_now_ns() - t0) / (double)loads;
+		lat[r] = ((double)d - (double)bias) / (double)loads;
+		for (size_t e = 0; e < s->nr_ev; e++)
+			ev_sum[e] += ev[e];
+		if (s->raw)
+			fprintf(s->raw, "%llu,%llu,%llu,%llu,%llu,%.6f,%.4f\n",
+				(unsigned long long)size, (unsigned long long)r,
+				(unsigned long long)loads, (unsigned long long)d,
+				(unsigned long long)bias, lat[r], ns[r]);
+	}
+	pt->size = size;
+	pt->loads = loads;
+	pt->median = lat_median_double(lat, s->o->reps);	/* sorts lat */
+	pt->min = lat[0];
+	pt->ns = lat_median_double(ns, s->o->reps);
+	for (size_t e = 0; e < s->nr_ev; e++)
+		pt->ev[e] = pmuser_counters_supported(s->t.ctr, (unsigned int)e + 1) ?
+			    (double)ev_sum[e] / (double)(loads * s->o->reps) : NAN;
+	return 0;
+}
+
+static void print_value(FILE *f, const char *fmt, double v, const char *none)
+{
+	if (isnan(v))
+		fputs(none, f);
+	else
+		fprintf(f, fmt, v);
+}
+
+static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
+{
+	struct tiers_point *tp = calloc(n, sizeof(*tp));
+	const struct opts *o = s->o;
+	const char *unit = s->t.unit;
+	struct tiers_result r;
+	double pred = o->pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t);
+	bool ok;
+	char a[32], b[32];
+
+	if (!tp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min > 0 ? pts[i].min : 1e-9 };
+	ok = n >= TIERS_MIN_POINTS && !tiers_detect(tp, n, &r);
+	switch (o->format) {
+	case LAT_TEXT:
+		fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(s->t.backend),
+			s->t.timer);
+		fprintf(out, "run: %s\n", o->pattern == LAT_RANDOM ?
+			"library region reads around a C loop of independent random-index loads" :
+			s->t.loop_method);
+		fprintf(out, "layout: pattern %s, nodes %llu bytes apart (line %u bytes, %s), "
+			"%s pages (%zu bytes), seed %llu, CPU %d, %llu runs per size\n",
+			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
+			s->geo.line_source, lat_pages_name(o->pages), s->buf.page,
+			(unsigned long long)o->seed, o->cpu, (unsigned long long)o->reps);
+		for (unsigned int c = 0; c < s->geo.nr_caches; c++)
+			fprintf(out, "%s L%u %s %s", c ? "," : "sysfs caches:", s->geo.cache[c].level,
+				s->geo.cache[c].type, tiers_fmt_size(a, sizeof(a), s->geo.cache[c].size));
+		fprintf(out, "%s", s->geo.nr_caches ? "\n" : "sysfs caches: none reported\n");
+		if (pred > 0)
+			fprintf(out, "icount prediction: %g %s per load (%d instructions per "
+				"iteration / %d loads)\n", pred, unit, LAT_LOOP_INSNS, LAT_UNROLL);
+		else
+			fprintf(out, "icount prediction: none (no inline asm window on this path)\n");
+		fprintf(out, "%10s %12s %12s %10s", "size", "min", "median", "ns/load");
+		for (size_t e = 0; e < s->nr_ev; e++)
+			fprintf(out, " %18.18s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+		fprintf(out, "   (%s per load, bias-corrected)\n", unit);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%10s %12.4f %12.4f %10.3f", tiers_fmt_size(a, sizeof(a), pts[i].size),
+				pts[i].min, pts[i].median, pts[i].ns);
+			for (size_t e = 0; e < s->nr_ev; e++)
+				print_value(out, " %18.4f", pts[i].ev[e], "                n/a");
+			fputc('\n', out);
+		}
+		if (ok)
+			tiers_print(out, &r, unit);
+		else
+			fprintf(out, "tiers: need at least %d sizes\n", TIERS_MIN_POINTS);
+		break;
+	case LAT_CSV:
+		fprintf(out, "# pmu-sweep v1 unit=%s\n# backend=%s\n# timer=%s\n# pattern=%s\n"
+			"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%g\n"
+			"size_bytes,latency,median,ns_per_load,loads", unit,
+			pmuser_backend_name(s->t.backend), s->t.timer,
+			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
+			lat_pages_name(o->pages), o->cpu, (unsigned long long)o->reps, pred);
+		for (size_t e = 0; e < s->nr_ev; e++)
+			fprintf(out, ",%s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+		fputc('\n', out);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%llu,%.10g,%.10g,%.6g,%llu", (unsigned long long)pts[i].size,
+				tp[i].latency, pts[i].median, pts[i].ns,
+				(unsigned long long)pts[i].loads);
+			for (size_t e = 0; e < s->nr_ev; e++)
+				print_value(out, ",%.6g", pts[i].ev[e], ",");
+			fputc('\n', out);
+		}
+		break;
+	case LAT_JSON:
+		fprintf(out, "{\"tool\": \"pmu-sweep\", \"unit\": \"%s\", \"backend\": \"%s\", "
+			"\"timer\": ", unit, pmuser_backend_name(s->t.backend));
+		lat_json_string(out, s->t.timer);
+		fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
+			"\"cpu\": %d, \"reps\": %llu, \"predicted\": %g,\n \"points\": [",
+			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
+			lat_pages_name(o->pages), o->cpu, (unsigned long long)o->reps, pred);
+		for (size_t i = 0; i < n; i++) {
+			fprintf(out, "%s\n  {\"size\": %llu, \"min\": %.6g, \"median\": %.6g, "
+				"\"ns\": %.6g, \"loads\": %llu, \"events\": {", i ? "," : "",
+				(unsigned long long)pts[i].size, pts[i].min, pts[i].median, pts[i].ns,
+				(unsigned long long)pts[i].loads);
+			for (size_t e = 0; e < s->nr_ev; e++) {
+				fprintf(out, "%s", e ? ", " : "");
+				lat_json_string(out, pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+				print_value(out, ": %.6g", pts[i].ev[e], ": null");
+			}
+			fprintf(out, "}}");
+		}
+		fprintf(out, "],\n");
+		print_tiers_json(out, &r, ok);
+		fprintf(out, "}\n");
+		break;
+	}
+	if (o->svg && ok) {
+		snprintf(b, sizeof(b), "%s", lat_pattern_name(o->pattern));
+		char title[160];
+
+		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend", b,
+			 lat_pages_name(o->pages), pmuser_backend_name(s->t.backend));
+		if (write_svg(o->svg, tp, n, unit, &r, title)) {
+			free(tp);
+			return -EIO;
+		}
+	} else if (o->svg) {
+		fprintf(stderr, TOOL ": --svg: need at least %d sizes\n", TIERS_MIN_POINTS);
+	}
+	free(tp);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static uint64_t sizes[MAX_SIZES];
+	static struct point pts[MAX_SIZES];
+	struct lat_progress prog;
+	struct sweep s = { 0 };
+	struct opts o;
+	char err[512], a[32];
+	size_t n;
+	uint64_t unit, mem;
+	FILE *out = stdout;
+	int ret, status = 1;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret;
+	if (o.from)
+		return from_file(&o);
+	s.o = &o;
+	if (o.cpu < 0)
+		o.cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
+	lat_geometry_read(o.cpu, &s.geo);
+	s.step = o.stride ? o.stride : s.geo.line;
+	unit = s.step;
+	mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	/* The default top size shrinks to a power of two within a quarter of small machines. */
+	while (!o.max_set && o.max > mem / 4 && o.max > o.min)
+		o.max /= 2;
+	n = plan_sizes(&o, &s.geo, unit, sizes);
+	if (!n || sizes[0] < 2 * s.step) {
+		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
+			(unsigned long long)s.step, n ? (unsigned long long)sizes[0] : 0ULL);
+		return 2;
+	}
+	if (sizes[n - 1] > mem / 2) {
+		fprintf(stderr, TOOL ": size %s is more than half the machine's memory; lower --max\n",
+			tiers_fmt_size(a, sizeof(a), sizes[n - 1]));
+		return 2;
+	}
+	if (o.events) {
+		uint32_t midr = lat_cpu_midr(o.cpu);
+
+		if (pmuser_evspec_parse(o.events, midr, s.ev, PMUSER_MAX_EVENTS, &s.nr_ev, err,
+					sizeof(err))) {
+			fprintf(stderr, TOOL ": --events: %s\n", err);
+			return 2;
+		}
+	}
+	ret = lat_timer_open(&s.t, o.backend, o.cpu, s.ev, s.nr_ev, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, TOOL ": %s\n", err);
+		return 1;
+	}
+	ret = lat_buf_alloc(&s.buf, sizes[n - 1], o.pages, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, TOOL ": %s\n", err);
+		goto out_timer;
+	}
+	if (o.pattern == LAT_PAGE) {	/* page-local layouts need whole pages */
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (sizes[i] % s.buf.page == 0 && sizes[i] / s.buf.page >= 1)
+				sizes[k++] = sizes[i];
+		if (k < n)
+			fprintf(stderr, TOOL ": pattern page: skipped %zu sizes that are not whole %zu-byte pages\n",
+				n - k, s.buf.page);
+		n = k;
+		if (!n) {
+			fprintf(stderr, TOOL ": pattern page: no size is a multiple of the %zu-byte page\n",
+				s.buf.page);
+			goto out_buf;
+		}
+	}
+	if (o.raw) {
+		s.raw = fopen(o.raw, "w");
+		if (!s.raw) {
+			fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+			goto out_buf;
+		}
+		fprintf(s.raw, "# pmu-sweep raw runs unit=%s\nsize,rep,loads,raw,bias,latency,ns\n",
+			s.t.unit);
+	}
+	lat_warn_system(stderr, TOOL, o.cpu);
+	fprintf(stderr, TOOL ": %zu sizes from %s", n, tiers_fmt_size(a, sizeof(a), sizes[0]));
+	fprintf(stderr, " to %s, %llu runs each, budget %g s, timer %s\n",
+		tiers_fmt_size(a, sizeof(a), sizes[n - 1]), (unsigned long long)o.reps, o.budget,
+		s.t.timer);
+	s.state = o.seed | 1;
+	lat_progress_init(&prog, TOOL);
+	for (size_t i = 0; i < n; i++) {
+		ret = measure_size(&s, sizes[i], o.budget * 1e9 / (double)(n * o.reps), &pts[i]);
+		if (ret)
+			goto out_raw;
+		lat_progress(&prog, "[%zu/%zu] %s: %.3f %s/load", i + 1, n,
+			     tiers_fmt_size(a, sizeof(a), sizes[i]), pts[i].min, s.t.unit);
+	}
+	lat_progress_done(&prog);
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		fprintf(stderr, TOOL ": %s: %s\n", o.output, strerror(errno));
+		goto out_raw;
+	}
+	ret = report(&s, pts, n, out);
+	if (out != stdout ? fclose(out) : fflush(out))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
+	else
+		status = 0;
+out_raw:
+	if (s.raw && fclose(s.raw)) {
+		fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+		status = 1;
+	}
+out_buf:
+	lat_buf_free(&s.buf);
+out_timer:
+	lat_timer_close(&s.t);
+	return status;
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-lat and pmu-sweep end to end in the guest. Under QEMU's -icount, cycles are
+ * instructions and there is no cache model, so the bias-corrected latency of every chase is
+ * the instruction cost the tools predict: exactly 1 for pmu-lat's single load and 10 / 8 =
+ * 1.25 per load for pmu-sweep's unrolled loop, at every size and for every chained pattern.
+ * Bad input must give a message and a non-zero exit, never a crash.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define OUT_MAX (256 * 1024)
+
+/* Runs cmd with stderr joined to stdout into out; returns its exit status, -1 on a signal. */
+static int run(const char *cmd, char *out, size_t len)
+{
+	char full[1024];
+	size_t used = 0, got;
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	if (!p)
+		return -1;
+	while (used + 1 < len && (got = fread(out + used, 1, len - 1 - used, p)) > 0)
+		used += got;
+	out[used] = '\0';
+	st = pclose(p);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* The value of a "# key=value" line, or NULL. */
+static const char *meta(const char *out, const char *key, char *val, size_t len)
+{
+	char pat[64];
+	const char *s;
+
+	snprintf(pat, sizeof(pat), "\n# %s=", key);
+	s = strstr(out, pat);
+	if (!s)
+		return NULL;
+	s += strlen(pat);
+	snprintf(val, len, "%.*s", (int)strcspn(s, "\n"), s);
+	return val;
+}
+
+static long long meta_ll(const char *out, const char *key)
+{
+	char v[64];
+
+	return meta(out, key, v, sizeof(v)) ? atoll(v) : -999999;
+}
+
+static int icount_exact(void)
+{
+	return getenv("PMUSER_ICOUNT_EXACT") != NULL;
+}
+
+/* pmu-lat in CSV: single-load latencies must all be exactly the predicted 1 instruction. */
+static void check_lat(struct __test_metadata *_metadata, const char *args)
+{
+	static char out[OUT_MAX];
+	char cmd[512], v[128];
+
+	snprintf(cmd, sizeof(cmd), "pmu-lat -b module -f csv -n 1000 -w 100 %s", args);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s:\n%s", cmd, out);
+	ASSERT_TRUE(NULL != meta(out, "backend", v, sizeof(v))) TH_LOG("%s", out);
+	EXPECT_STREQ("module", v);
+	ASSERT_TRUE(NULL != meta(out, "sample", v, sizeof(v)));
+	EXPECT_TRUE(NULL != strstr(v, "one asm block")) TH_LOG("%s", v);
+	EXPECT_EQ(1, meta_ll(out, "predicted"));
+	EXPECT_EQ(1000, meta_ll(out, "samples"));
+	EXPECT_LT(0, meta_ll(out, "bias"));
+	if (!icount_exact())
+		return;
+	/* min and max too: every sample, not just the typical one */
+	EXPECT_EQ(1, meta_ll(out, "min")) TH_LOG("%s", cmd);
+	EXPECT_EQ(1, meta_ll(out, "mode"));
+	EXPECT_EQ(1, meta_ll(out, "median"));
+	EXPECT_EQ(1, meta_ll(out, "p99"));
+	EXPECT_EQ(1, meta_ll(out, "max")) TH_LOG("%s", cmd);
+	EXPECT_EQ(meta_ll(out, "bias"), meta_ll(out, "bias_median"));
+	EXPECT_TRUE(NULL != strstr(out, "\nlatency,count\n1,1000\n")) TH_LOG("%s", out);
+}
+
+TEST(lat_l1_chase_is_one_instruction)
+{
+	REQUIRE_COUNTING();
+	check_lat(_metadata, "-s 16K");
+}
+
+TEST(lat_every_size_and_pattern_same)
+{
+	static const char *const args[] = {
+		"-s 2K", "-s 1M", "-s 8M", "-p stride -s 256K", "-p stride --stride 4K -s 1M",
+		"-p page -s 512K", "-p random -s 4M",
+	};
+
+	REQUIRE_COUNTING();
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		check_lat(_metadata, args[i]);
+}
+
+TEST(lat_text_report)
+{
+	static char out[OUT_MAX];
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, run("pmu-lat -b module -n 500 -w 10", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "backend: module; timer: "));
+	EXPECT_TRUE(NULL != strstr(out, "bias (same sequence without the load): min "));
+	EXPECT_TRUE(NULL != strstr(out, "icount prediction: 1 instruction per sample"));
+	EXPECT_TRUE(NULL != strstr(out, "histogram (cycles, bias-corrected):"));
+	if (icount_exact()) {
+		EXPECT_TRUE(NULL != strstr(out, "  min 1  mode 1  median 1  p90 1  p99 1  max 1  "))
+			TH_LOG("%s", out);
+	}
+}
+
+/* pmu-sweep in CSV: every size's min and median must be the loop's 1.25 instructions/load. */
+static void check_sweep(struct __test_metadata *_metadata, const char *args, size_t min_rows)
+{
+	static char out[OUT_MAX];
+	char cmd[512], v[128];
+	const char *s;
+	size_t rows = 0;
+
+	snprintf(cmd, sizeof(cmd), "pmu-sweep -b module -f csv -r 3 -t 0.1 %s", args);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s:\n%s", cmd, out);
+	ASSERT_TRUE(NULL != meta(out, "backend", v, sizeof(v))) TH_LOG("%s", out);
+	EXPECT_STREQ("module", v);
+	ASSERT_TRUE(NULL != meta(out, "predicted", v, sizeof(v)));
+	EXPECT_STREQ("1.25", v);
+	s = strstr(out, "\nsize_bytes,latency,median,ns_per_load,loads\n");
+	ASSERT_TRUE(NULL != s) TH_LOG("%s", out);
+	s = strchr(s + 1, '\n') + 1;
+	for (; *s && *s != '\n'; s = strchr(s, '\n') + 1) {
+		unsigned long long size, loads;
+		double lat, med, ns;
+
+		ASSERT_EQ(5, sscanf(s, "%llu,%lf,%lf,%lf,%llu", &size, &lat, &med, &ns, &loads))
+			TH_LOG("row '%.60s'", s);
+		EXPECT_LE(512, loads);
+		EXPECT_EQ(0, loads % 8);
+		if (icount_exact()) {
+			EXPECT_EQ(1.25, lat) TH_LOG("%s: size %llu", cmd, size);
+			EXPECT_EQ(1.25, med) TH_LOG("%s: size %llu", cmd, size);
+		} else {
+			EXPECT_LT(0, lat);
+		}
+		rows++;
+		if (!strchr(s, '\n'))
+			break;
+	}
+	EXPECT_LE(min_rows, rows) TH_LOG("%s", out);
+}
+
+TEST(sweep_every_size_is_the_loop_cost)
+{
+	REQUIRE_COUNTING();
+	check_sweep(_metadata, "--min 1K --max 2M", 21);	/* 2^k and 1.5 * 2^k */
+}
+
+TEST(sweep_patterns)
+{
+	REQUIRE_COUNTING();
+	check_sweep(_metadata, "-p stride --sizes 4K,64K,1M", 3);
+	check_sweep(_metadata, "-p stride --stride 256 --sizes 8K,128K,2M", 3);
+	check_sweep(_metadata, "-p page --sizes 8K,64K,1M", 3);
+}
+
+/* Flat in emulation: one tier, at the predicted cost; the report names it. */
+TEST(sweep_text_report_and_tiers)
+{
+	static char out[OUT_MAX];
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, run("pmu-sweep -b module -r 2 -t 0.1 --max 512K --svg /tmp/sweep.svg "
+			 "--raw /tmp/sweep.raw -e default", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "icount prediction: 1.25 cycles per load (10 instructions "
+			       "per iteration / 8 loads)"));
+	EXPECT_TRUE(NULL != strstr(out, "L1D_CACHE_REFILL"));
+	if (icount_exact()) {
+		EXPECT_TRUE(NULL != strstr(out, "\nflat             -  1 KiB .. 512 KiB         1.25 cycles\n"))
+			TH_LOG("%s", out);
+	}
+	ASSERT_EQ(0, run("head -c 4 /tmp/sweep.svg; grep -c '^524288,' /tmp/sweep.raw", out,
+			 sizeof(out)));
+	EXPECT_STREQ("<svg2\n", out);
+}
+
+/* The other backends run end to end through the region API and say so. */
+TEST(other_backends)
+{
+	static char out[OUT_MAX];
+	char v[160];
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, run("pmu-lat -b perf-read -f csv -n 200 -w 10", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != meta(out, "sample", v, sizeof(v)));
+	EXPECT_TRUE(NULL != strstr(v, "region reads (perf-read backend")) TH_LOG("%s", v);
+	EXPECT_EQ(0, meta_ll(out, "predicted"));
+	ASSERT_EQ(0, run("pmu-sweep -b clock -f csv -r 2 -t 0.05 --sizes 4K,8K,16K", out,
+			 sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "# pmu-sweep v1 unit=ns\n"));
+}
+
+/* Bad input: a message naming the problem and exit status != 0, whatever the counters do. */
+TEST(bad_input)
+{
+	static const struct { const char *cmd, *msg; } cases[] = {
+		{ "pmu-lat -s 0", "bad size '0'" },
+		{ "pmu-lat -s 12Q", "bad size '12Q'" },
+		{ "pmu-lat -s 64", "too small" },
+		{ "pmu-lat -s 99999999999G", "bad size" },
+		{ "pmu-lat -s 64G", "more than half the machine's memory" },
+		{ "pmu-lat -p bogus", "unknown pattern 'bogus'" },
+		{ "pmu-lat -p stride --stride 6", "must be a multiple of the" },
+		{ "pmu-lat -p stride --stride 1M -s 16K", "stride 1048576 is more than half" },
+		{ "pmu-lat --stride 128", "--stride applies to --pattern stride only" },
+		{ "pmu-lat -n 0", "bad sample count '0'" },
+		{ "pmu-lat --hugepages huge", "bad --hugepages 'huge'" },
+		{ "pmu-lat -b nope", "unknown backend 'nope'" },
+		{ "pmu-lat -f xml", "unknown format 'xml'" },
+		{ "pmu-lat --what", "unknown option '--what'" },
+		{ "pmu-sweep --min 1M --max 1K", "--min is above --max" },
+		{ "pmu-sweep --sizes 4K,2K", "--sizes must increase" },
+		{ "pmu-sweep --sizes 4K,x", "bad size 'x' in --sizes" },
+		{ "pmu-sweep --min 16", "sizes must hold at least 2 nodes" },
+		{ "pmu-sweep --max 64G", "more than half the machine's memory" },
+		{ "pmu-sweep -p zigzag", "unknown pattern 'zigzag'" },
+		{ "pmu-sweep -p stride --stride 6 --sizes 4K,8K,16K", "must be a multiple of the" },
+		{ "pmu-sweep -t 0", "bad time budget '0'" },
+		{ "pmu-sweep -r 0", "bad repetition count '0'" },
+		{ "pmu-sweep -e no_such_event --sizes 4K,8K,16K", "--events: " },
+		{ "pmu-sweep --from /nonexistent.csv", "/nonexistent.csv: No such file" },
+		{ "pmu-sweep --from /proc/version", "missing '# pmu-sweep v1" },
+		{ "pmu-sweep --from x.csv -r 3", "only --format, --output and --svg apply" },
+		{ "PMUSER_BACKEND=warp pmu-lat", "PMUSER_BACKEND='warp'" },
+	};
+	static char out[OUT_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = run(cases[i].cmd, out, sizeof(out));
+
+		EXPECT_LT(0, rc) TH_LOG("%s: exit %d\n%s", cases[i].cmd, rc, out);
+		EXPECT_TRUE(NULL != strstr(out, cases[i].msg)) TH_LOG("%s: got '%s'", cases[i].cmd, out);
+	}
+}
+
+/*
+ * No huge pages reserved in the guest (or no hugetlb in the kernel at all, as on armhf):
+ * hugetlb is refused with the reason.
+ */
+TEST(hugetlb_unavailable)
+{
+	static char out[OUT_MAX];
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r");
+	long reserved = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &reserved) != 1)
+			reserved = 0;
+		fclose(f);
+	}
+	if (reserved > 0)
+		SKIP(return, "huge pages are reserved (%ld): cannot test their absence", reserved);
+	REQUIRE_COUNTING();
+	EXPECT_EQ(1, run("pmu-lat --hugepages hugetlb -n 10", out, sizeof(out)));
+	EXPECT_TRUE(NULL != strstr(out, f ? "--hugepages=hugetlb: no huge pages available" :
+				   "--hugepages=hugetlb: this kernel has no hugetlb pages"))
+		TH_LOG("%s", out);
+	if (f)
+		EXPECT_TRUE(NULL != strstr(out, "/proc/sys/vm/nr_hugepages"));
+	EXPECT_EQ(1, run("pmu-sweep --hugepages hugetlb --sizes 4K,8K,16K", out, sizeof(out)));
+	EXPECT_TRUE(NULL != strstr(out, "--hugepages=hugetlb: ")) TH_LOG("%s", out);
+}
+
+/* THP either works (the report says thp) or is refused with the reason. */
+TEST(thp_works_or_is_refused)
+{
+	static char out[OUT_MAX];
+	int rc;
+
+	REQUIRE_COUNTING();
+	rc = run("pmu-lat --hugepages thp -s 4M -n 100 -w 10", out, sizeof(out));
+	if (rc == 0) {
+		EXPECT_TRUE(NULL != strstr(out, "thp pages")) TH_LOG("%s", out);
+	} else {
+		EXPECT_TRUE(NULL != strstr(out, "--hugepages=thp: ")) TH_LOG("%s", out);
+	}
+	EXPECT_LE(0, rc);
+}
+
+/* Where counters cannot be read (QEMU's ARM1176), asking for the module fails cleanly. */
+TEST(module_refusal_is_clean)
+{
+	static char out[OUT_MAX];
+	int rc;
+
+	if (counters_move())
+		SKIP(return, "counters work here; the refusal path is for boards without them");
+	rc = run("pmu-lat -b module -n 10", out, sizeof(out));
+	EXPECT_EQ(1, rc) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "pmu-lat: no counter backend")) TH_LOG("%s", out);
+	rc = run("pmu-sweep -b module --sizes 4K,8K,16K", out, sizeof(out));
+	EXPECT_EQ(1, rc) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN

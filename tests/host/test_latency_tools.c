@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of pmu-lat and pmu-sweep: the chain layouts (every pattern one cycle through
+ * every node), size parsing and statistics in samples/common/lat_*.c; pmu-sweep --from on the
+ * seeds' published tables; and both tools end to end on the clock backend (no PMU on an x86
+ * box), with their bad-input refusals. The tools are the x86 builds in build/host/bin.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "lat_buf.h"
+#include "lat_timer.h"
+
+#define KiB (1024ULL)
+#define MiB (1024ULL * 1024)
+#define DATA PMUSER_TOP "/tests/host/data/"
+#define BIN PMUSER_TOP "/build/host/bin/"
+#define OUT_MAX (256 * 1024)
+
+static int run(const char *cmd, char *out, size_t len)
+{
+	char full[2048];
+	size_t used = 0, got;
+	FILE *p;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	if (!p)
+		return -1;
+	while (used + 1 < len && (got = fread(out + used, 1, len - 1 - used, p)) > 0)
+		used += got;
+	out[used] = '\0';
+	st = pclose(p);
+	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+static int has(const char *out, const char *s)
+{
+	return strstr(out, s) != NULL;
+}
+
+/* ---- layouts --------------------------------------------------------------------------- */
+
+/* Follows the chain from its start: every node once, back to the start after nodes steps. */
+static void check_cycle(struct __test_metadata *_metadata, struct lat_buf *b,
+			const struct lat_chain *c)
+{
+	char *seen = calloc(c->nodes, 1);
+	void **p = c->start;
+
+	ASSERT_TRUE(NULL != seen);
+	for (size_t i = 0; i < c->nodes; i++) {
+		size_t off = (size_t)((char *)p - (char *)b->mem);
+
+		ASSERT_EQ(0U, off % c->step);
+		ASSERT_LT(off / c->step, c->nodes);
+		ASSERT_EQ(0, seen[off / c->step]) TH_LOG("node %zu visited twice", off / c->step);
+		seen[off / c->step] = 1;
+		p = *p;
+	}
+	EXPECT_EQ(c->start, p);
+	free(seen);
+}
+
+TEST(chase_is_one_random_cycle)
+{
+	struct lat_buf b;
+	struct lat_chain c;
+	char err[200];
+	size_t sequential = 0;
+
+	ASSERT_EQ(0, lat_buf_alloc(&b, 1 * MiB, LAT_PAGES_BASE, err, sizeof(err))) TH_LOG("%s", err);
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		ASSERT_EQ(0, lat_chain_build(&b, LAT_CHASE, 64, seed, &c, err, sizeof(err)));
+		EXPECT_EQ(16384U, c.nodes);
+		check_cycle(_metadata, &b, &c);
+	}
+	/* random order: next-line neighbours are rare (expected about 1 in 16384 steps) */
+	for (size_t i = 0; i < c.nodes; i++) {
+		void **n = (void **)((char *)b.mem + i * 64);
+
+		sequential += (char *)*n - (char *)n == 64;
+	}
+	EXPECT_GT(20U, sequential);
+	b.size = 128;	/* two nodes: the smallest cycle */
+	ASSERT_EQ(0, lat_chain_build(&b, LAT_CHASE, 64, 1, &c, err, sizeof(err)));
+	check_cycle(_metadata, &b, &c);
+	b.size = 64;
+	EXPECT_EQ(-EINVAL, lat_chain_build(&b, LAT_CHASE, 64, 1, &c, err, sizeof(err)));
+	EXPECT_TRUE(has(err, "fewer than 2 nodes"));
+	lat_buf_free(&b);
+}
+
+TEST(stride_and_page_patterns)
+{
+	struct lat_buf b;
+	struct lat_chain c;
+	char err[200];
+	void **p;
+
+	ASSERT_EQ(0, lat_buf_alloc(&b, 256 * KiB, LAT_PAGES_BASE, err, sizeof(err)));
+	ASSERT_EQ(0, lat_chain_build(&b, LAT_STRIDE, 256, 1, &c, err, sizeof(err)));
+	EXPECT_EQ(1024U, c.nodes);
+	check_cycle(_metadata, &b, &c);
+	EXPECT_EQ((char *)b.mem + 256, (char *)*c.start);
+
+	ASSERT_EQ(0, lat_chain_build(&b, LAT_PAGE, 64, 3, &c, err, sizeof(err)));
+	check_cycle(_metadata, &b, &c);
+	/* every page's lines are visited together, pages in address order */
+	p = c.start;
+	for (size_t page = 0; page < b.size / b.page; page++)
+		for (size_t i = 0; i < b.page / 64; i++) {
+			ASSERT_EQ(page, (size_t)((char *)p - (char *)b.mem) / b.page);
+			p = *p;
+		}
+	EXPECT_EQ(-EINVAL, lat_chain_build(&b, LAT_STRIDE, 12, 1, &c, err, sizeof(err)));
+	EXPECT_TRUE(has(err, "must be a multiple of the 8-byte pointer")) TH_LOG("%s", err);
+	b.size = 6000;
+	EXPECT_EQ(-EINVAL, lat_chain_build(&b, LAT_PAGE, 64, 1, &c, err, sizeof(err)));
+	EXPECT_TRUE(has(err, "multiple of the 4096-byte page")) TH_LOG("%s", err);
+	b.size = 256 * KiB;
+	lat_buf_free(&b);
+}
+
+TEST(parse_sizes)
+{
+	static const struct { const char *s; uint64_t v; } good[] = {
+		{ "4096", 4096 }, { "64K", 65536 }, { "64k", 65536 }, { "1M", MiB },
+		{ "2MiB", 2 * MiB }, { "3MB", 3 * MiB }, { "1G", 1024 * MiB },
+	};
+	static const char *const bad[] = { "", "0", "-1", "K", "12Q", "1.5M", "1 M", "99999999999G",
+					   "18446744073709551616" };
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		EXPECT_EQ(0, lat_parse_size(good[i].s, &v)) TH_LOG("%s", good[i].s);
+		EXPECT_EQ(good[i].v, v);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, lat_parse_size(bad[i], &v)) TH_LOG("'%s'", bad[i]);
+	}
+}
+
+TEST(stats)
+{
+	int64_t v[] = { 9, 1, 3, 3, 100, 3, 2, 1, 4, 5 };
+	struct lat_stats s;
+
+	lat_stats_compute(v, 10, &s);
+	EXPECT_EQ(1, s.min);
+	EXPECT_EQ(100, s.max);
+	EXPECT_EQ(3, s.mode);
+	EXPECT_EQ(3, s.median);
+	EXPECT_EQ(9, s.p90);
+	EXPECT_EQ(100, s.p99);
+	EXPECT_EQ(13.1, s.mean);
+}
+
+TEST(geometry_has_a_line_size)
+{
+	struct lat_geometry g;
+
+	lat_geometry_read(0, &g);
+	EXPECT_LE(16U, g.line);
+	EXPECT_EQ(0U, g.line & (g.line - 1));
+	EXPECT_TRUE(NULL != g.line_source);
+}
+
+/* ---- pmu-sweep --from on published tables ----------------------------------------------- */
+
+TEST(from_rpi4_a72)
+{
+	static char out[OUT_MAX];
+
+	ASSERT_EQ(0, run(BIN "pmu-sweep --from " DATA "rpi4-a72.csv --svg /tmp/pmuser-a72.svg",
+			 out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\nL1          32 KiB  2 KiB .. 32 KiB ")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\nL2         512 KiB  64 KiB .. 512 KiB "));
+	EXPECT_TRUE(has(out, "\nDRAM             -  2 MiB .. "));
+	ASSERT_EQ(0, run("grep -c 'stroke-dasharray=\"6,4\"' /tmp/pmuser-a72.svg; "
+			 "grep -o '>L2 [^<]*<' /tmp/pmuser-a72.svg", out, sizeof(out)));
+	EXPECT_TRUE(has(out, "3\n>L2 ")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "cycles, 512 KiB<")) TH_LOG("%s", out);
+}
+
+TEST(from_a8_tables_and_formats)
+{
+	static const char *const files[] = { "a8-iphone3gs-strided.csv",
+					     "a8-iphone3gs-strided-rand.csv" };
+	static char out[OUT_MAX];
+	char cmd[1024];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), BIN "pmu-sweep --from " DATA "%s -f json", files[i]);
+		ASSERT_EQ(0, run(cmd, out, sizeof(out))) TH_LOG("%s", out);
+		EXPECT_TRUE(has(out, "{\"label\": \"L1\"") && has(out, "\"capacity\": 8192"))
+			TH_LOG("%s", out);
+		EXPECT_TRUE(has(out, "{\"label\": \"L2\"") && has(out, "\"capacity\": 32768"));
+		EXPECT_TRUE(has(out, "{\"label\": \"DRAM\""));
+	}
+	/* CSV out of --from reads back in with the same tiers */
+	ASSERT_EQ(0, run(BIN "pmu-sweep --from " DATA "a8-iphone3gs-random.csv -f csv -o "
+			 "/tmp/pmuser-a8.csv && " BIN "pmu-sweep --from /tmp/pmuser-a8.csv", out,
+			 sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\nDRAM ")) TH_LOG("%s", out);
+}
+
+/* A noisy synthetic staircase written as a CSV: the tool reports its three levels. */
+TEST(from_synthetic_staircase)
+{
+	static char out[OUT_MAX];
+	FILE *f = fopen("/tmp/pmuser-stair.csv", "w");
+	uint64_t state = 7;
+
+	ASSERT_TRUE(NULL != f);
+	fprintf(f, "# pmu-sweep v1 unit=ns\nsize_bytes,latency\n");
+	for (uint64_t s = KiB; s <= 64 * MiB; s *= 2) {
+		double lat = s <= 64 * KiB ? 1.2 : s <= 2 * MiB ? 5 : 90;
+		double noise = 1 + 0.04 * ((double)(lat_rand(&state) % 1000) / 500 - 1);
+
+		fprintf(f, "%llu,%.4f\n", (unsigned long long)s, lat * noise);
+	}
+	fclose(f);
+	ASSERT_EQ(0, run(BIN "pmu-sweep --from /tmp/pmuser-stair.csv", out, sizeof(out)));
+	EXPECT_TRUE(has(out, "\nL1          64 KiB  1 KiB .. 64 KiB ")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\nL2           2 MiB  128 KiB .. 2 MiB ")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\nDRAM             -  4 MiB .. 64 MiB ")) TH_LOG("%s", out);
+}
+
+/* ---- end to end on the clock backend ------------------------------------------------------ */
+
+TEST(lat_clock_backend)
+{
+	static char out[OUT_MAX];
+	long long n = 0, sum = 0, v, c;
+	const char *s;
+
+	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 3000 -w 100 -f csv --raw /tmp/pmuser-lat.raw",
+			 out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "# pmu-lat v1 unit=ns\n# backend=clock\n# timer=CLOCK_MONOTONIC_RAW"));
+	EXPECT_TRUE(has(out, "# sample=library region reads (clock backend"));
+	EXPECT_TRUE(has(out, "# predicted=0\n"));
+	s = strstr(out, "latency,count\n");
+	ASSERT_TRUE(NULL != s);
+	for (s = strchr(s, '\n') + 1; sscanf(s, "%lld,%lld", &v, &c) == 2; s = strchr(s, '\n') + 1) {
+		EXPECT_LE(0, v);
+		n++;
+		sum += c;
+	}
+	EXPECT_LT(0, n);
+	EXPECT_EQ(3000, sum);
+	ASSERT_EQ(0, run("wc -l < /tmp/pmuser-lat.raw", out, sizeof(out)));
+	EXPECT_EQ(3002, atoi(out));
+	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 500 -p page -s 1M -f json", out, sizeof(out)));
+	EXPECT_TRUE(has(out, "\"pattern\": \"page\"") && has(out, "\"histogram\": [[")) TH_LOG("%s", out);
+}
+
+TEST(sweep_clock_backend_round_trip)
+{
+	static char out[OUT_MAX];
+
+	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock -r 3 -t 1 --min 4K --max 8M -e default -f csv -o "
+			 "/tmp/pmuser-sweep.csv --svg /tmp/pmuser-sweep.svg", out, sizeof(out)))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, run("cat /tmp/pmuser-sweep.csv", out, sizeof(out)));
+	EXPECT_TRUE(has(out, "# pmu-sweep v1 unit=ns\n# backend=clock\n")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "size_bytes,latency,median,ns_per_load,loads,L1D_CACHE_REFILL,"));
+	EXPECT_TRUE(has(out, "\n4096,") && has(out, "\n8388608,"));
+	EXPECT_TRUE(has(out, ",,,\n"));		/* events: not counted on the clock */
+	ASSERT_EQ(0, run(BIN "pmu-sweep --from /tmp/pmuser-sweep.csv -f json", out, sizeof(out)))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\"unit\": \"ns\"") && has(out, "\"tiers\": [")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run("head -c 4 /tmp/pmuser-sweep.svg", out, sizeof(out)));
+	EXPECT_STREQ("<svg", out);
+	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock -p random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
+			 sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "independent random-index loads"));
+}
+
+TEST(bad_input_on_host)
+{
+	static const struct { const char *cmd, *msg; int rc; } cases[] = {
+		{ BIN "pmu-lat -s 1X", "bad size '1X'", 2 },
+		{ BIN "pmu-lat -p spiral", "unknown pattern 'spiral'", 2 },
+		{ BIN "pmu-lat -b module", "no counter backend", 1 },
+		{ BIN "pmu-lat -b clock -p stride --stride 20", "multiple of the 8-byte pointer", 1 },
+		{ BIN "pmu-sweep --from " DATA "missing.csv", "No such file", 1 },
+		{ BIN "pmu-sweep --from " PMUSER_TOP "/Makefile", "missing '# pmu-sweep v1", 1 },
+		{ BIN "pmu-sweep --sizes 4K,4K", "--sizes must increase", 2 },
+		{ BIN "pmu-sweep -b clock --max 1T", "bad --max '1T'", 2 },
+		{ BIN "pmu-sweep -b clock --hugepages=tiny", "bad --hugepages 'tiny'", 2 },
+	};
+	static char out[OUT_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		EXPECT_EQ(cases[i].rc, run(cases[i].cmd, out, sizeof(out))) TH_LOG("%s", cases[i].cmd);
+		EXPECT_TRUE(has(out, cases[i].msg)) TH_LOG("%s: got '%s'", cases[i].cmd, out);
+	}
+}
+
+TEST_HARNESS_MAIN
