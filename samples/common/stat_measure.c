@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +68,16 @@ void stat_periods_free(struct stat_periods *p)
  * Marks events the CPU does not implement (its PMCEID, read through the device): dropped
  * from a preset, an error for events asked for by name.
  */
+/*
+ * Whether the CPU implements event number. Only 0x00..0x3f is asked of PMCEID: the module
+ * fills pmuser_cpu_info.pmceid[1] with events 0x4000.. (as the uapi says) while the library
+ * reads it as 0x40..0x7f, so above 0x3f perf or the module decide.
+ */
+static bool cpu_implements(const struct pmuser_cpu_info *ci, uint32_t number)
+{
+	return number >= 0x40 || pmuser_event_supported(ci, number);
+}
+
 static int check_supported(struct stat_setup *s, const struct stat_sys *sys, char *err,
 			   size_t errlen)
 {
@@ -77,7 +88,7 @@ static int check_supported(struct stat_setup *s, const struct stat_sys *sys, cha
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
-		if (pmuser_event_supported(&sys->cpu_info, e->spec.event))
+		if (cpu_implements(&sys->cpu_info, e->spec.event))
 			continue;
 		if (!s->optional)
 			return fail(-EOPNOTSUPP, err, errlen,
@@ -345,6 +356,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	}
 	r->backend = STAT_PERF;
 	r->have_cycles = true;
+	r->cycles.supported = true;
 	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
 	snprintf(r->timer, sizeof(r->timer), "%s", pmuser_counters_timer(p->c[0]));
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
@@ -435,6 +447,20 @@ static void module_read(struct module_state *m, const struct stat_setup *s, unsi
 	}
 }
 
+/*
+ * Zeroes the counters of the counted CPU. PMUSER_IOC_RESET with an empty CPU mask means every
+ * possible CPU to the module (EINVAL when only one is held), so the CPU is named.
+ */
+static int module_reset(struct module_state *m)
+{
+	struct pmuser_reset req;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.cpus[m->cpu / 64] = 1ULL << (m->cpu % 64);
+	return ioctl(m->fd, PMUSER_IOC_RESET, &req) < 0 ? -errno : 0;
+}
+
 static int module_configure(struct module_state *m, const struct stat_setup *s, unsigned int set)
 {
 	struct pmuser_config cfg;
@@ -458,7 +484,7 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 	for (i = 0, cfg.nr_events = 0; i < s->nr_events; i++)
 		if (s->ev[i].set == set && s->ev[i].supported)
 			m->hw[i] = cfg.events[cfg.nr_events++].hw_counter;
-	return pmuser_device_reset(m->fd);
+	return module_reset(m);
 }
 
 /* Whether inline reads work here (ARM1176 under QEMU traps them). */
@@ -514,7 +540,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
-		if (pmuser_event_supported(&m->ci, e->spec.event))
+		if (cpu_implements(&m->ci, e->spec.event))
 			continue;
 		if (!s->optional)
 			return fail(-EOPNOTSUPP, err, errlen,
@@ -614,6 +640,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 	r->backend = STAT_MODULE;
 	r->module_cpu = m->cpu;
 	r->have_cycles = true;
+	r->cycles.supported = true;
 	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
 	snprintf(r->timer, sizeof(r->timer), "inline cycle counter (%u-bit)", m->ci.cycle_bits);
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
