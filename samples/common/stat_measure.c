@@ -266,16 +266,27 @@ static void perf_period(struct perf_state *p, const struct stat_setup *s, struct
 	r->total_periods++;
 }
 
+/*
+ * Totals. Task-wide counters scale by perf's time_enabled / time_running. A per-CPU counter
+ * of a task is "enabled" whenever the task runs, on any CPU, but runs only on its own, so
+ * there the reference is the longest-running counter of that CPU (the task's time on it).
+ */
 static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_result *r)
 {
 	struct pmuser_count cnt[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
-	double enabled, running;
-	unsigned int k;
+	double ref[STAT_MAX_CPUS], enabled, running;
+	unsigned int k, j, nc;
 	size_t i;
 
-	for (k = 0; k < p->n; k++)
+	for (k = 0; k < p->n; k++) {
+		nc = pmuser_counters_nr(p->c[k]);
 		if (pmuser_counters_read_full(p->c[k], cnt[k]))
 			memset(cnt[k], 0, sizeof(cnt[k]));
+		ref[k] = 0;
+		for (j = 0; j < nc; j++)
+			if ((double)cnt[k][j].running > ref[k])
+				ref[k] = (double)cnt[k][j].running;
+	}
 	for (i = 0; i <= s->nr_events; i++) {
 		struct stat_event *e = i < s->nr_events ? &s->ev[i] : &r->cycles;
 		int idx = i < s->nr_events ? perf_index(s, i) : 0;
@@ -287,16 +298,20 @@ static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_
 		enabled = running = 0;
 		for (k = 0; k < p->n; k++) {
 			const struct pmuser_count *c = &cnt[k][idx];
-			double sc = pmuser_count_scaled(c);
+			double sc;
 
+			if (p->cpu[k] < 0) {
+				sc = pmuser_count_scaled(c);
+				enabled += (double)c->enabled;
+			} else {
+				sc = c->running ? (double)c->value * ref[k] / (double)c->running : 0;
+				enabled += ref[k];
+			}
+			running += (double)c->running;
 			e->raw += c->value;
 			e->scaled += sc;
-			enabled += (double)c->enabled;
-			running += (double)c->running;
-			if (p->cpu[k] >= 0 && k < STAT_MAX_CPUS) {
-				e->cpu_raw[k] = c->value;
-				e->cpu_scaled[k] = sc;
-			}
+			e->cpu_raw[k] = c->value;
+			e->cpu_scaled[k] = sc;
 		}
 		e->duty = enabled > 0 ? running / enabled : 0;
 	}
