@@ -153,7 +153,8 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 	o->backend = STAT_AUTO;
 	if (err && errlen)
 		err[0] = '\0';
-	optind = 1;
+	/* 0, not 1: glibc then re-reads the "+" ordering too, even after an earlier getopt. */
+	optind = 0;
 	opterr = 0;
 	/* "+": stop at the command, so its options are its own; ":": report missing arguments. */
 	while ((c = getopt_long(argc, argv, "+:e:p:I:o:C:h", longopts, NULL)) != -1) {

@@ -140,6 +140,10 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "\nPerformance events\n");
+	if (!r->cycles.raw && r->elapsed_ns > 1000000)
+		fprintf(f, "  WARNING: the cycle counter never moved while the command ran for %.3f s: this\n"
+			"  machine's PMU does not count (QEMU's ARM1176 is one); the counts below are meaningless\n",
+			(double)r->elapsed_ns / 1e9);
 	fprintf(f, "  [ ... ] = scaled event count (full duty-cycle estimate)\n");
 	fprintf(f, "  PTI     = per thousand instructions\n");
 	label(f, "Period");

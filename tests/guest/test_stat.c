@@ -426,7 +426,7 @@ TEST(periods_and_plot)
 	ASSERT_EQ(0, exit_code(run(argv)));
 	ASSERT_EQ(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &row, 1));
 	f = fopen("/tmp/p.csv", "r");
-	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(f != NULL);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lf,%lf,%15[^,],%15[^,],%63[^,],%llu,%lf", &t, &len, cpu, set, ev,
 			   &delta, &running) != 7 || strcmp(ev, "INST_RETIRED"))
@@ -438,13 +438,13 @@ TEST(periods_and_plot)
 	EXPECT_EQ(row.raw, sum);
 	EXPECT_LE(5, rows);	/* 3 x 20 ms of spinning and 2 x 30 ms of sleep at 10 ms */
 	f = fopen("/tmp/p.svg", "r");
-	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(f != NULL);
 	n = fread(svg, 1, sizeof(svg) - 1, f);
 	fclose(f);
 	svg[n] = '\0';
 	EXPECT_EQ(0, strncmp(svg, "<svg", 4));
-	EXPECT_NE(NULL, strstr(svg, "INST_RETIRED"));
-	EXPECT_NE(NULL, strstr(svg, "</svg>"));
+	EXPECT_TRUE(strstr(svg, "INST_RETIRED") != NULL);
+	EXPECT_TRUE(strstr(svg, "</svg>") != NULL);
 }
 
 /* Per-CPU counts of a task that runs on several CPUs sum to its total. */
@@ -483,13 +483,13 @@ TEST(json_report)
 	REQUIRE_COUNTING();
 	ASSERT_EQ(0, exit_code(run(argv)));
 	f = fopen("/tmp/s.json", "r");
-	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(f != NULL);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	EXPECT_NE(NULL, strstr(buf, "\"backend\": \"perf\""));
-	EXPECT_NE(NULL, strstr(buf, "\"name\": \"IPC\""));
-	EXPECT_NE(NULL, strstr(buf, "\"preset\": \"ipc\""));
+	EXPECT_TRUE(strstr(buf, "\"backend\": \"perf\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"name\": \"IPC\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"preset\": \"ipc\"") != NULL);
 }
 
 TEST_HARNESS_MAIN
