@@ -210,9 +210,7 @@ static int perf_open(struct perf_state *p, const struct stat_setup *s, pid_t pid
 		a.cpu = p->cpu[k];
 		ret = pmuser_counters_open(&a, &p->c[k], why, whylen);
 		if (ret) {
-			unsigned int opened = k;
-
-			p->n = opened;
+			p->n = k;	/* close the ones opened so far */
 			perf_close(p);
 			return ret;
 		}
