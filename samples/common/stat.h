@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pmu-stat: count a whole command, rpistat-style (seed 001), on today's machines.
+ *
+ *  stat_opts.c     command line
+ *  stat_events.c   presets, event sets, metrics
+ *  stat_sys.c      system information (CPUs, MIDR, PMU)
+ *  stat_launch.c   the child: blocked until the counters are ready, exec status, waiting
+ *  stat_measure.c  the backends: perf (per task), module (own TDM on one CPU), clock
+ *  stat_report.c   text (rpistat.txt-like), CSV and JSON reports
+ *  stat_periods.c  per-period data file and SVG plot
+ */
+#ifndef PMUSER_STAT_H
+#define PMUSER_STAT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "pmuser.h"
+
+#define STAT_MAX_SETS		16
+#define STAT_MAX_EVENTS		PMUSER_MAX_EVENTS	/* all sets together */
+#define STAT_MAX_CPUS		64			/* per-CPU breakdown */
+#define STAT_DEFAULT_INTERVAL_MS 100
+#define STAT_MAX_INTERVAL_MS	60000
+
+/* Exit statuses of pmu-stat itself (otherwise it exits with the workload's status). */
+#define STAT_EXIT_SETUP		1	/* counters could not be set up */
+#define STAT_EXIT_USAGE		2	/* bad command line or event spec */
+#define STAT_EXIT_NOEXEC	126	/* command found but not executable */
+#define STAT_EXIT_NOTFOUND	127	/* command not found */
+
+enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
+
+enum stat_backend { STAT_AUTO, STAT_PERF, STAT_MODULE, STAT_CLOCK };
+
+struct stat_opts {
+	const char *event_args[STAT_MAX_SETS];	/* each -e is one event set */
+	unsigned int nr_event_args;
+	const char *preset;			/* -p; NULL: "default" unless -e given */
+	unsigned int interval_ms;		/* -I */
+	bool interval_given;
+	const char *output;			/* -o; NULL: stderr */
+	enum stat_format format;
+	bool per_cpu;
+	int cpus[STAT_MAX_CPUS];		/* -C, ascending, no duplicates */
+	unsigned int nr_cpus;
+	enum stat_backend backend;
+	const char *periods_file;
+	const char *plot_file;
+	char **argv;				/* the command */
+	int argc;
+};
+
+/* Parses argv into o. 0, or -EINVAL with a message in err; 1 for --help (usage printed). */
+int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen);
+void stat_usage(FILE *f);
+const char *stat_backend_label(enum stat_backend b);
+/* Parses "0,2-3" into ascending unique CPU numbers: count, or -EINVAL. */
+int stat_parse_cpus(const char *s, int *cpus, unsigned int max);
+
+/* One counted event; the cycle counter is kept separately (struct stat_result.cycles). */
+struct stat_event {
+	struct pmuser_evspec_entry spec;
+	char name[48];
+	unsigned int set;
+	bool supported;
+	/* results, summed over the counted CPUs */
+	uint64_t raw;
+	double scaled;
+	double duty;			/* fraction of the run it was counted: 0..1 */
+	unsigned int periods;		/* module: periods its set was on; perf: 0 */
+	uint64_t cpu_raw[STAT_MAX_CPUS];
+	double cpu_scaled[STAT_MAX_CPUS];
+};
+
+/* Events, grouped in sets, resolved for one core. */
+struct stat_setup {
+	uint32_t midr;
+	struct stat_event ev[STAT_MAX_EVENTS];
+	size_t nr_events;
+	unsigned int nr_sets;
+	bool optional;			/* from a preset: events the CPU lacks are dropped */
+	const char *preset;		/* preset name or NULL */
+	int inst_event;			/* the core's instructions event number, or -1 */
+};
+
+/*
+ * Builds the event sets from -e / -p for the core midr: 0, or -EINVAL/-ENOENT/-E2BIG with
+ * a message naming the offending event or preset in err.
+ */
+int stat_setup_events(const struct stat_opts *o, uint32_t midr, struct stat_setup *s,
+		      char *err, size_t errlen);
+/* Names of the presets, NULL-terminated, and each one's description. */
+extern const char *const stat_preset_names[];
+const char *stat_preset_description(const char *name);
+
+/* A derived value: IPC, CPI, a PTI rate or a ratio. */
+struct stat_metric {
+	char name[64];
+	double value;
+	const char *unit;		/* "", "PTI", "%" */
+};
+#define STAT_MAX_METRICS	(STAT_MAX_EVENTS + 16)
+
+/* System information. */
+struct stat_cpu {
+	int cpu;
+	uint32_t midr;			/* 0 if unknown */
+};
+
+struct stat_sys {
+	unsigned int nr_online;
+	struct stat_cpu cpu[STAT_MAX_CPUS];
+	unsigned int nr_cpu;
+	char pmu[160];			/* "PMUv3 (version 4), 6 counters x 32 bits, ..." or why not */
+	char machine[64];		/* uname -m */
+	bool have_device;
+	bool have_cpu_info;		/* cpu_info: the device's view of the first CPU */
+	struct pmuser_cpu_info cpu_info;
+};
+
+void stat_sys_collect(struct stat_sys *sys);
+/* The MIDR of the CPUs (the first known one), 0 if none is known. */
+uint32_t stat_sys_midr(const struct stat_sys *sys);
+
+/* One measurement period of one event on one CPU; ev -1 is the cycle counter. */
+struct stat_period {
+	uint64_t t_ns;			/* period end, from the workload's start */
+	uint64_t len_ns;		/* period length */
+	int cpu;			/* -1: the task wherever it ran */
+	int set;
+	int ev;
+	uint64_t delta;
+	uint64_t running_ns;		/* time the event counted within the period */
+};
+
+struct stat_periods {
+	struct stat_period *rows;
+	size_t n, cap;
+	bool keep;			/* only collected when a file or plot was asked for */
+};
+
+int stat_periods_add(struct stat_periods *p, const struct stat_period *row);
+void stat_periods_free(struct stat_periods *p);
+
+struct stat_result {
+	enum stat_backend backend;
+	int exec_errno;			/* the command could not be executed: errno */
+	char backend_desc[200];		/* what was counted, for the report */
+	char fallback[400];		/* why auto did not take a counting backend */
+	char timer[96];
+	int module_cpu;			/* module: the counted CPU */
+	unsigned int interval_ms;
+	uint64_t elapsed_ns;
+	struct rusage ru;
+	int wait_status;
+	bool have_cycles;
+	struct stat_event cycles;
+	unsigned int total_periods;
+	unsigned int set_periods[STAT_MAX_SETS];
+	double set_duty[STAT_MAX_SETS];
+	int counted_cpus[STAT_MAX_CPUS];	/* per-CPU breakdown columns */
+	unsigned int nr_counted_cpus;
+	struct stat_periods periods;
+};
+
+/* The launched command. */
+struct stat_child {
+	pid_t pid;
+	int go_fd;			/* write end: one byte releases the child */
+	int exec_fd;			/* read end: the exec errno, or EOF when exec succeeded */
+	sigset_t old_mask;
+	bool exited;
+	int status;
+	struct rusage ru;
+};
+
+/*
+ * Resolves argv[0] on PATH as execvp would: 0, -ENOENT (not found) or -EACCES (found, not
+ * executable), with the path that failed in path.
+ */
+int stat_command_check(const char *cmd, char *path, size_t pathlen);
+/*
+ * Forks the command, blocked before exec until stat_child_release(); pinned to cpus when
+ * nr_cpus > 0. Blocks SIGCHLD/SIGINT/SIGTERM/SIGHUP in the caller for stat_child_wait().
+ */
+int stat_child_spawn(struct stat_child *ch, char **argv, const int *cpus, unsigned int nr_cpus);
+/* Setup failed: the child exits without exec, and is reaped. */
+void stat_child_abort(struct stat_child *ch);
+/* Lets the child exec: 0, or -errno of a failed exec (the child is reaped then). */
+int stat_child_release(struct stat_child *ch);
+/*
+ * Waits at most timeout_ns for the child to exit, forwarding SIGINT/SIGTERM/SIGHUP to it:
+ * 1 when it has exited (status and rusage stored), 0 on timeout.
+ */
+int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns);
+/* Restores the caller's signal mask. */
+void stat_child_done(struct stat_child *ch);
+/* The status pmu-stat exits with: the exit code, or 128 + signal. */
+int stat_exit_code(int wait_status);
+
+uint64_t stat_now_ns(void);
+
+/*
+ * Opens the backend for the workload, releases it, measures until it exits. 0, or -errno
+ * with a message in err (the child is then aborted, never run half-configured).
+ */
+int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct stat_sys *sys,
+		 struct stat_result *r, char *err, size_t errlen);
+
+/* Derived metrics from the results. */
+size_t stat_metrics(const struct stat_setup *s, const struct stat_result *r,
+		    struct stat_metric *out, size_t max);
+
+/* Reports; 0 or -EIO. */
+int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		     const struct stat_sys *sys, const struct stat_result *r);
+int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		    const struct stat_sys *sys, const struct stat_result *r);
+int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		     const struct stat_sys *sys, const struct stat_result *r);
+/* 1234567 -> "1,234,567" with the locale's thousands separator (',' if it has none). */
+const char *stat_group(char *buf, size_t len, uint64_t v);
+
+/* Period file (CSV) and SVG plot of rates over time; 0 or -errno. */
+int stat_periods_write(FILE *f, const struct stat_setup *s, const struct stat_result *r);
+int stat_periods_plot(FILE *f, const struct stat_setup *s, const struct stat_result *r,
+		      const char *title);
+
+#endif

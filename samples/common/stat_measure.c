@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-stat's backends. Every one prepares everything first, then spawns the command held
+ * before exec, opens its counters, and only then lets the command run.
+ *
+ *  perf    per task (pid = the child), inherited by its children, enabled on exec; events
+ *          that outnumber the counters are multiplexed by perf and scaled by its
+ *          time_enabled / time_running.
+ *  module  the seed's rpistat design on one CPU: the command is pinned to it, pmu-stat pins
+ *          itself there too and rotates the event sets every period through the device
+ *          (configure + reset), reading inline into 64-bit virtual counters. It counts
+ *          everything that runs on that CPU in user mode (pmu-stat's own few reads included).
+ *  clock   no PMU: wall time only.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stat.h"
+
+/* 32-bit counters are read at least this often so 64-bit extension never misses a wrap. */
+#define STAT_EXTEND_NS	(250ULL * 1000 * 1000)
+
+static int __attribute__((format(printf, 4, 5)))
+fail(int ret, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+int stat_periods_add(struct stat_periods *p, const struct stat_period *row)
+{
+	if (!p->keep)
+		return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct stat_period *rows = realloc(p->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		p->rows = rows;
+		p->cap = cap;
+	}
+	p->rows[p->n++] = *row;
+	return 0;
+}
+
+void stat_periods_free(struct stat_periods *p)
+{
+	free(p->rows);
+	p->rows = NULL;
+	p->n = p->cap = 0;
+}
+
+/*
+ * Marks events the CPU does not implement (its PMCEID, read through the device): dropped
+ * from a preset, an error for events asked for by name.
+ */
+/*
+ * Whether the CPU implements event number. Only 0x00..0x3f is asked of PMCEID: the module
+ * fills pmuser_cpu_info.pmceid[1] with events 0x4000.. (as the uapi says) while the library
+ * reads it as 0x40..0x7f, so above 0x3f perf or the module decide.
+ */
+static bool cpu_implements(const struct pmuser_cpu_info *ci, uint32_t number)
+{
+	return number >= 0x40 || pmuser_event_supported(ci, number);
+}
+
+static int check_supported(struct stat_setup *s, const struct stat_sys *sys, char *err,
+			   size_t errlen)
+{
+	size_t i;
+
+	if (!sys->have_cpu_info)
+		return 0;
+	for (i = 0; i < s->nr_events; i++) {
+		struct stat_event *e = &s->ev[i];
+
+		if (cpu_implements(&sys->cpu_info, e->spec.event))
+			continue;
+		if (!s->optional)
+			return fail(-EOPNOTSUPP, err, errlen,
+				    "event %s (0x%x) is not implemented by this CPU (PMCEID); see pmu-info",
+				    e->name, e->spec.event);
+		e->supported = false;
+	}
+	return 0;
+}
+
+/* The library's reasons end in "; " for chaining; a report line ends without. */
+static void trim_reason(char *why)
+{
+	size_t n = strlen(why);
+
+	while (n && (why[n - 1] == ' ' || why[n - 1] == ';'))
+		why[--n] = '\0';
+}
+
+static bool cpu_available(const struct stat_sys *sys, int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < sys->nr_cpu; i++)
+		if (sys->cpu[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/* Releases the child; an exec failure is recorded in r (the caller exits 126/127). */
+static int release(struct stat_child *ch, struct stat_result *r, char *err, size_t errlen)
+{
+	int ret = stat_child_release(ch);
+
+	if (ret) {
+		r->exec_errno = -ret;
+		stat_child_done(ch);
+		return fail(ret, err, errlen, "cannot run the command: %s", strerror(-ret));
+	}
+	return 0;
+}
+
+static void finish(struct stat_child *ch, struct stat_result *r, uint64_t t0)
+{
+	r->elapsed_ns = stat_now_ns() - t0;
+	r->wait_status = ch->status;
+	r->ru = ch->ru;
+	stat_child_done(ch);
+}
+
+/* ---- clock -------------------------------------------------------------------------------- */
+
+static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
+			 struct stat_result *r, char *err, size_t errlen)
+{
+	struct stat_child ch;
+	uint64_t t0;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nr_events; i++)
+		s->ev[i].supported = false;
+	r->backend = STAT_CLOCK;
+	snprintf(r->backend_desc, sizeof(r->backend_desc),
+		 "clock: hardware counters are unavailable, wall time only");
+	snprintf(r->timer, sizeof(r->timer), "CLOCK_MONOTONIC");
+	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
+	if (ret)
+		return fail(ret, err, errlen, "fork: %s", strerror(-ret));
+	t0 = stat_now_ns();
+	ret = release(&ch, r, err, errlen);
+	if (ret)
+		return ret;
+	while (!stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000))
+		r->total_periods++;
+	r->total_periods++;
+	finish(&ch, r, t0);
+	return 0;
+}
+
+/* ---- perf --------------------------------------------------------------------------------- */
+
+struct perf_state {
+	struct pmuser_counters *c[STAT_MAX_CPUS];
+	int cpu[STAT_MAX_CPUS];			/* -1: wherever the task runs */
+	unsigned int n;
+	struct pmuser_count prev[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
+};
+
+static void perf_close(struct perf_state *p)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->n; k++)
+		pmuser_counters_close(p->c[k]);
+	p->n = 0;
+}
+
+/* Opens the events for pid on each CPU of p->cpu[]: 0, or -errno with why. */
+static int perf_open(struct perf_state *p, const struct stat_setup *s, pid_t pid,
+		     bool cycles_only, char *why, size_t whylen)
+{
+	struct pmuser_counters_attr a;
+	size_t i;
+	unsigned int k;
+	int ret;
+
+	pmuser_counters_attr_init(&a);
+	a.backend = PMUSER_BACKEND_PERF_READ;
+	a.flags = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_INHERIT |
+		  PMUSER_COUNTERS_ENABLE_ON_EXEC | PMUSER_COUNTERS_NO_GROUP;
+	if (s->optional)
+		a.flags |= PMUSER_COUNTERS_OPTIONAL;
+	a.pid = pid;
+	for (i = 0; !cycles_only && i < s->nr_events; i++)
+		if (s->ev[i].supported)
+			a.events[a.nr_events++] = s->ev[i].spec;
+	for (k = 0; k < p->n; k++) {
+		a.cpu = p->cpu[k];
+		ret = pmuser_counters_open(&a, &p->c[k], why, whylen);
+		if (ret) {
+			p->n = k;	/* close the ones opened so far */
+			perf_close(p);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Counter index of event i in the open sets (0 is cycles), or -1 if it was not opened. */
+static int perf_index(const struct stat_setup *s, size_t i)
+{
+	size_t k;
+	int idx = 1;
+
+	if (!s->ev[i].supported)
+		return -1;
+	for (k = 0; k < i; k++)
+		if (s->ev[k].supported)
+			idx++;
+	return idx;
+}
+
+static void perf_period(struct perf_state *p, const struct stat_setup *s, struct stat_result *r,
+			uint64_t t, uint64_t len)
+{
+	struct pmuser_count now[PMUSER_COUNTERS_MAX];
+	unsigned int k, j, nc;
+
+	for (k = 0; k < p->n; k++) {
+		nc = pmuser_counters_nr(p->c[k]);
+		if (pmuser_counters_read_full(p->c[k], now))
+			continue;
+		for (j = 0; j < nc; j++) {
+			struct stat_period row = {
+				.t_ns = t, .len_ns = len, .cpu = p->cpu[k], .set = -1, .ev = -1,
+				.delta = now[j].value - p->prev[k][j].value,
+				.running_ns = now[j].running - p->prev[k][j].running,
+			};
+			size_t i;
+
+			if (j > 0) {
+				for (i = 0; i < s->nr_events; i++)
+					if (perf_index(s, i) == (int)j)
+						break;
+				row.ev = (int)i;
+				row.set = (int)s->ev[i].set;
+			}
+			stat_periods_add(&r->periods, &row);
+			p->prev[k][j] = now[j];
+		}
+	}
+	r->total_periods++;
+}
+
+/*
+ * Totals. Task-wide counters scale by perf's time_enabled / time_running. A per-CPU counter
+ * of a task is "enabled" whenever the task runs, on any CPU, but runs only on its own, so
+ * there the reference is the longest-running counter of that CPU (the task's time on it).
+ */
+static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_result *r)
+{
+	struct pmuser_count cnt[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
+	double ref[STAT_MAX_CPUS], enabled, running;
+	unsigned int k, j, nc;
+	size_t i;
+
+	for (k = 0; k < p->n; k++) {
+		nc = pmuser_counters_nr(p->c[k]);
+		if (pmuser_counters_read_full(p->c[k], cnt[k]))
+			memset(cnt[k], 0, sizeof(cnt[k]));
+		ref[k] = 0;
+		for (j = 0; j < nc; j++)
+			if ((double)cnt[k][j].running > ref[k])
+				ref[k] = (double)cnt[k][j].running;
+	}
+	for (i = 0; i <= s->nr_events; i++) {
+		struct stat_event *e = i < s->nr_events ? &s->ev[i] : &r->cycles;
+		int idx = i < s->nr_events ? perf_index(s, i) : 0;
+
+		if (idx < 0)
+			continue;
+		e->raw = 0;
+		e->scaled = 0;
+		enabled = running = 0;
+		for (k = 0; k < p->n; k++) {
+			const struct pmuser_count *c = &cnt[k][idx];
+			double sc;
+
+			if (p->cpu[k] < 0) {
+				sc = pmuser_count_scaled(c);
+				enabled += (double)c->enabled;
+			} else {
+				sc = c->running ? (double)c->value * ref[k] / (double)c->running : 0;
+				enabled += ref[k];
+			}
+			running += (double)c->running;
+			e->raw += c->value;
+			e->scaled += sc;
+			e->cpu_raw[k] = c->value;
+			e->cpu_scaled[k] = sc;
+		}
+		e->duty = enabled > 0 ? running / enabled : 0;
+	}
+}
+
+static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
+			const struct stat_sys *sys, struct stat_result *r, char *err,
+			size_t errlen)
+{
+	struct perf_state *p = calloc(1, sizeof(*p));
+	struct stat_child ch;
+	char why[400] = "";
+	uint64_t t0, last;
+	unsigned int k;
+	int ret, done;
+
+	if (!p)
+		return fail(-ENOMEM, err, errlen, "out of memory");
+	if (o->per_cpu) {
+		const int *list = o->cpus;
+		unsigned int n = o->nr_cpus;
+
+		for (k = 0; !n && k < sys->nr_cpu; k++)
+			p->cpu[p->n++] = sys->cpu[k].cpu;
+		for (k = 0; k < n; k++)
+			p->cpu[p->n++] = list[k];
+		for (k = 0; k < p->n; k++)
+			r->counted_cpus[r->nr_counted_cpus++] = p->cpu[k];
+	} else {
+		p->cpu[0] = -1;
+		p->n = 1;
+	}
+	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
+	if (ret) {
+		free(p);
+		return fail(ret, err, errlen, "fork: %s", strerror(-ret));
+	}
+	ret = perf_open(p, s, ch.pid, false, why, sizeof(why));
+	trim_reason(why);
+	if (ret && o->backend == STAT_AUTO) {
+		char why_cycles[400] = "";
+		struct perf_state probe = { .cpu = { -1 }, .n = 1 };
+
+		/* No PMU at all (the cycle counter fails too): wall time; else a real error. */
+		if (perf_open(&probe, s, ch.pid, true, why_cycles, sizeof(why_cycles))) {
+			stat_child_abort(&ch);
+			free(p);
+			snprintf(r->fallback, sizeof(r->fallback), "%s", why);
+			return measure_clock(o, s, r, err, errlen);
+		}
+		perf_close(&probe);
+	}
+	if (ret) {
+		stat_child_abort(&ch);
+		free(p);
+		return fail(ret, err, errlen, "perf: cannot count the events: %s", why);
+	}
+	r->backend = STAT_PERF;
+	r->have_cycles = true;
+	r->cycles.supported = true;
+	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
+	snprintf(r->timer, sizeof(r->timer), "%s", pmuser_counters_timer(p->c[0]));
+	snprintf(r->backend_desc, sizeof(r->backend_desc),
+		 "perf: per task, the command and its children wherever they run, user mode%s; perf multiplexes events that outnumber the counters",
+		 o->per_cpu ? ", one counter per CPU" : "");
+	t0 = last = stat_now_ns();
+	ret = release(&ch, r, err, errlen);
+	if (ret) {
+		perf_close(p);
+		free(p);
+		return ret;
+	}
+	do {
+		uint64_t now;
+
+		done = stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000);
+		now = stat_now_ns();
+		perf_period(p, s, r, now - t0, now - last);
+		last = now;
+	} while (!done);
+	finish(&ch, r, t0);
+	perf_totals(p, s, r);
+	perf_close(p);
+	free(p);
+	return 0;
+}
+
+/* ---- module ------------------------------------------------------------------------------- */
+
+static sigjmp_buf probe_env;
+
+static void probe_sigill(int sig)
+{
+	siglongjmp(probe_env, sig);
+}
+
+struct module_state {
+	int fd;
+	int cpu;
+	struct pmuser_cpu_info ci;
+	uint32_t mode;				/* PMUSER_COUNT_* used for cycles */
+	unsigned int rotation[STAT_MAX_SETS];	/* sets with something to count */
+	unsigned int nr_rotation;
+	unsigned int hw[STAT_MAX_EVENTS];	/* hardware counter of each event, current set */
+	uint64_t last_cycles, last[STAT_MAX_EVENTS];
+	uint64_t acc_cycles, acc[STAT_MAX_EVENTS];	/* this period */
+	uint64_t set_cycles[STAT_MAX_SETS];
+};
+
+static uint64_t width_mask(unsigned int bits)
+{
+	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
+}
+
+static uint32_t event_mode(uint32_t flags)
+{
+#if defined(PMUSER_FAST_V6)
+	/* ARM1176 has no mode filter. */
+	(void)flags;
+	return PMUSER_COUNT_MASK;
+#else
+	return flags;
+#endif
+}
+
+/* Inline reads of the current set, extended into the period's accumulators. */
+static void module_read(struct module_state *m, const struct stat_setup *s, unsigned int set,
+			bool baseline)
+{
+	uint64_t cyc, v[STAT_MAX_EVENTS];
+	size_t i;
+
+	pmuser__isb();
+	cyc = pmuser_cycles_read();
+	for (i = 0; i < s->nr_events; i++)
+		if (s->ev[i].set == set && s->ev[i].supported)
+			v[i] = pmuser_counter_read(m->hw[i]);
+	pmuser__isb();
+	if (!baseline)
+		m->acc_cycles += (cyc - m->last_cycles) & width_mask(m->ci.cycle_bits);
+	m->last_cycles = cyc;
+	for (i = 0; i < s->nr_events; i++) {
+		if (s->ev[i].set != set || !s->ev[i].supported)
+			continue;
+		if (!baseline)
+			m->acc[i] += (v[i] - m->last[i]) & width_mask(m->ci.counter_bits);
+		m->last[i] = v[i];
+	}
+}
+
+/*
+ * Zeroes the counters of the counted CPU. PMUSER_IOC_RESET with an empty CPU mask means every
+ * possible CPU to the module (EINVAL when only one is held), so the CPU is named.
+ */
+static int module_reset(struct module_state *m)
+{
+	struct pmuser_reset req;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.cpus[m->cpu / 64] = 1ULL << (m->cpu % 64);
+	return ioctl(m->fd, PMUSER_IOC_RESET, &req) < 0 ? -errno : 0;
+}
+
+static int module_configure(struct module_state *m, const struct stat_setup *s, unsigned int set)
+{
+	struct pmuser_config cfg;
+	size_t i;
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = PMUSER_CONFIG_CYCLES;
+	cfg.cycle_flags = m->mode;
+	cfg.cpus[m->cpu / 64] = 1ULL << (m->cpu % 64);
+	for (i = 0; i < s->nr_events; i++) {
+		if (s->ev[i].set != set || !s->ev[i].supported)
+			continue;
+		cfg.events[cfg.nr_events].event = s->ev[i].spec.event;
+		cfg.events[cfg.nr_events].flags = event_mode(s->ev[i].spec.flags);
+		cfg.nr_events++;
+	}
+	ret = pmuser_device_configure(m->fd, &cfg);
+	if (ret)
+		return ret;
+	for (i = 0, cfg.nr_events = 0; i < s->nr_events; i++)
+		if (s->ev[i].set == set && s->ev[i].supported)
+			m->hw[i] = cfg.events[cfg.nr_events++].hw_counter;
+	return module_reset(m);
+}
+
+/* Whether inline reads work here (ARM1176 under QEMU traps them). */
+static bool module_probe(struct module_state *m, const struct stat_setup *s, unsigned int set)
+{
+	struct sigaction sa = { .sa_handler = probe_sigill }, old;
+	volatile bool ok = false;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, &old))
+		return false;
+	if (!sigsetjmp(probe_env, 1)) {
+		module_read(m, s, set, true);
+		ok = true;
+	}
+	sigaction(SIGILL, &old, NULL);
+	return ok;
+}
+
+static int module_prepare(struct module_state *m, const struct stat_opts *o,
+			  struct stat_setup *s, const struct stat_sys *sys, char *err,
+			  size_t errlen)
+{
+	struct pmuser_info info;
+	unsigned int set;
+	size_t i;
+	int ret;
+
+	m->fd = -1;
+	m->cpu = o->nr_cpus ? o->cpus[0] : sys->nr_cpu ? sys->cpu[0].cpu : 0;
+	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE)
+		return fail(-EOPNOTSUPP, err, errlen,
+			    "module backend: no inline counter reads on this architecture");
+	m->fd = pmuser_device_open();
+	if (m->fd < 0) {
+		ret = m->fd;
+		m->fd = -1;
+		return fail(ret, err, errlen, "module backend: %s: %s%s", PMUSER_DEVICE,
+			    strerror(-ret), ret == -ENOENT ? " (insmod pmuser.ko)" : "");
+	}
+	ret = pmuser_device_info(m->fd, &info);
+	if (!ret && info.access_mode == PMUSER_ACCESS_NONE)
+		ret = -EPERM;
+	if (!ret && info.arch != PMUSER_FAST_ARCH)
+		ret = -EOPNOTSUPP;
+	if (!ret)
+		ret = pmuser_device_cpu_info(m->fd, (unsigned int)m->cpu, &m->ci);
+	if (!ret && !m->ci.online)
+		ret = -ENODEV;
+	if (ret)
+		return fail(ret, err, errlen, "module backend: CPU %d: %s", m->cpu, strerror(-ret));
+	m->mode = event_mode(PMUSER_COUNT_USER);
+	for (i = 0; i < s->nr_events; i++) {
+		struct stat_event *e = &s->ev[i];
+
+		if (cpu_implements(&m->ci, e->spec.event))
+			continue;
+		if (!s->optional)
+			return fail(-EOPNOTSUPP, err, errlen,
+				    "event %s (0x%x) is not implemented by CPU %d (PMCEID); see pmu-info",
+				    e->name, e->spec.event, m->cpu);
+		e->supported = false;
+	}
+	for (set = 0; set < s->nr_sets; set++) {
+		unsigned int n = 0;
+
+		for (i = 0; i < s->nr_events; i++)
+			if (s->ev[i].set == set && s->ev[i].supported)
+				n++;
+		if (n > m->ci.nr_counters)
+			return fail(-E2BIG, err, errlen,
+				    "event set %u has %u events but CPU %d has %u event counters: the module backend counts one set at a time, so split it with more -e options",
+				    set, n, m->cpu, m->ci.nr_counters);
+		if (n)
+			m->rotation[m->nr_rotation++] = set;
+	}
+	/* Nothing countable: the cycle counter alone, in a set of its own. */
+	if (!m->nr_rotation)
+		m->rotation[m->nr_rotation++] = 0;
+	/* The reader has to run where it counts; the child inherits the CPU. */
+	ret = pmuser_thread_pin(m->cpu);
+	if (ret)
+		return fail(ret, err, errlen, "module backend: pinning to CPU %d: %s", m->cpu,
+			    strerror(-ret));
+	return 0;
+}
+
+static void module_period_end(struct module_state *m, struct stat_setup *s,
+			      struct stat_result *r, unsigned int set, uint64_t t, uint64_t len)
+{
+	struct stat_period row = { .t_ns = t, .len_ns = len, .cpu = m->cpu, .set = (int)set,
+				   .ev = -1, .delta = m->acc_cycles, .running_ns = len };
+	size_t i;
+
+	stat_periods_add(&r->periods, &row);
+	r->cycles.raw += m->acc_cycles;
+	m->set_cycles[set] += m->acc_cycles;
+	for (i = 0; i < s->nr_events; i++) {
+		if (s->ev[i].set != set || !s->ev[i].supported)
+			continue;
+		row.ev = (int)i;
+		row.delta = m->acc[i];
+		stat_periods_add(&r->periods, &row);
+		s->ev[i].raw += m->acc[i];
+		s->ev[i].periods++;
+		m->acc[i] = 0;
+	}
+	m->acc_cycles = 0;
+	r->set_periods[set]++;
+	r->total_periods++;
+}
+
+static int measure_module(const struct stat_opts *o, struct stat_setup *s,
+			  const struct stat_sys *sys, struct stat_result *r, char *err,
+			  size_t errlen)
+{
+	struct module_state *m = calloc(1, sizeof(*m));
+	uint64_t period_ns = (uint64_t)o->interval_ms * 1000000, t0, start, now;
+	unsigned int turn = 0, set, k;
+	struct stat_child ch;
+	int child_cpu[1];
+	int ret, done;
+	size_t i;
+
+	if (!m)
+		return fail(-ENOMEM, err, errlen, "out of memory");
+	ret = module_prepare(m, o, s, sys, err, errlen);
+	if (ret)
+		goto out;
+	child_cpu[0] = m->cpu;
+	ret = stat_child_spawn(&ch, o->argv, child_cpu, 1);
+	if (ret) {
+		fail(ret, err, errlen, "fork: %s", strerror(-ret));
+		goto out;
+	}
+	set = m->rotation[0];
+	ret = module_configure(m, s, set);
+	if (ret) {
+		stat_child_abort(&ch);
+		fail(ret, err, errlen, "module backend: configuring CPU %d: %s", m->cpu,
+		     strerror(-ret));
+		goto out;
+	}
+	ret = pmuser_device_grant(m->fd, 0);
+	if (ret || !module_probe(m, s, set)) {
+		stat_child_abort(&ch);
+		fail(ret ? ret : -EPERM, err, errlen,
+		     "module backend: inline counter reads do not work on CPU %d (%s)", m->cpu,
+		     ret ? strerror(-ret) : "the read instruction traps");
+		ret = ret ? ret : -EPERM;
+		goto out;
+	}
+	r->backend = STAT_MODULE;
+	r->module_cpu = m->cpu;
+	r->have_cycles = true;
+	r->cycles.supported = true;
+	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
+	snprintf(r->timer, sizeof(r->timer), "inline cycle counter (%u-bit)", m->ci.cycle_bits);
+	snprintf(r->backend_desc, sizeof(r->backend_desc),
+		 "module: counts everything on CPU %d, %s mode (the command is pinned there); %u event set%s rotated every %u ms",
+		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" : "user+kernel", m->nr_rotation,
+		 m->nr_rotation == 1 ? "" : "s", o->interval_ms);
+	module_read(m, s, set, true);
+	t0 = start = stat_now_ns();
+	ret = release(&ch, r, err, errlen);
+	if (ret)
+		goto out;
+	for (;;) {
+		uint64_t left, wait;
+
+		now = stat_now_ns();
+		left = start + period_ns > now ? start + period_ns - now : 0;
+		wait = left < STAT_EXTEND_NS ? left : STAT_EXTEND_NS;
+		done = stat_child_wait(&ch, wait);
+		module_read(m, s, set, false);
+		now = stat_now_ns();
+		if (!done && now < start + period_ns)
+			continue;
+		module_period_end(m, s, r, set, now - t0, now - start);
+		if (done)
+			break;
+		if (m->nr_rotation > 1) {
+			turn = (turn + 1) % m->nr_rotation;
+			set = m->rotation[turn];
+			ret = module_configure(m, s, set);
+			if (ret) {
+				/* The command runs on; it is waited for and reported uncounted. */
+				kill(ch.pid, SIGKILL);
+				while (!stat_child_wait(&ch, 1000000000ULL))
+					;
+				finish(&ch, r, t0);
+				fail(ret, err, errlen, "module backend: reconfiguring: %s",
+				     strerror(-ret));
+				goto out;
+			}
+			module_read(m, s, set, true);
+		}
+		start = stat_now_ns();
+	}
+	finish(&ch, r, t0);
+	/*
+	 * rpistat's scaling: every set counts the cycle counter too, so each set's share of all
+	 * cycles is its duty cycle, and raw / duty estimates the full-time count.
+	 */
+	r->cycles.scaled = (double)r->cycles.raw;
+	r->cycles.duty = 1.0;
+	for (k = 0; k < m->nr_rotation; k++) {
+		set = m->rotation[k];
+		r->set_duty[set] = r->cycles.raw ? (double)m->set_cycles[set] / (double)r->cycles.raw :
+				   (double)r->set_periods[set] / (double)r->total_periods;
+	}
+	for (i = 0; i < s->nr_events; i++) {
+		struct stat_event *e = &s->ev[i];
+
+		if (!e->supported)
+			continue;
+		e->duty = r->set_duty[e->set];
+		e->scaled = e->duty > 0 ? (double)e->raw / e->duty : 0;
+	}
+	ret = 0;
+out:
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m);
+	return ret;
+}
+
+int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct stat_sys *sys,
+		 struct stat_result *r, char *err, size_t errlen)
+{
+	unsigned int i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->interval_ms = o->interval_ms;
+	r->periods.keep = o->periods_file || o->plot_file;
+	r->module_cpu = -1;
+	if (err && errlen)
+		err[0] = '\0';
+	for (i = 0; i < o->nr_cpus; i++)
+		if (!cpu_available(sys, o->cpus[i]))
+			return fail(-EINVAL, err, errlen,
+				    "-C: CPU %d is not online or not allowed for pmu-stat",
+				    o->cpus[i]);
+	if (o->backend == STAT_CLOCK)
+		return measure_clock(o, s, r, err, errlen);
+	if (o->backend == STAT_MODULE)
+		return measure_module(o, s, sys, r, err, errlen);
+	ret = check_supported(s, sys, err, errlen);
+	if (ret)
+		return ret;
+	return measure_perf(o, s, sys, r, err, errlen);
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-stat's reports: text laid out like rpistat.txt (raw counts, [scaled] full duty-cycle
+ * estimates, periods, CPI, PTI rates, ratios, thousands separators), CSV and JSON.
+ */
+#include <errno.h>
+#include <locale.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "stat.h"
+
+const char *stat_group(char *buf, size_t len, uint64_t v)
+{
+	const struct lconv *lc = localeconv();
+	const char *sep = lc && lc->thousands_sep && *lc->thousands_sep ? lc->thousands_sep : ",";
+	char digits[32];
+	size_t nd, i, o = 0, seplen = strlen(sep);
+
+	nd = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	for (i = 0; i < nd && o + seplen + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0) {
+			memcpy(buf + o, sep, seplen);
+			o += seplen;
+		}
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static uint64_t round_u64(double v)
+{
+	return v <= 0 ? 0 : (uint64_t)(v + 0.5);
+}
+
+static void command_line(char *buf, size_t len, const struct stat_opts *o)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < o->argc && used + 1 < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", o->argv[i]);
+}
+
+static const char *status_text(char *buf, size_t len, int status)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "%d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (%s), pmu-stat exits %d", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)), 128 + WTERMSIG(status));
+	else
+		snprintf(buf, len, "unknown (0x%x)", status);
+	return buf;
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* "label:" padded to rpistat's column. */
+static void label(FILE *f, const char *name)
+{
+	int pad = 21 - (int)strlen(name);
+
+	fprintf(f, "  %s:%*s", name, pad > 1 ? pad : 1, "");
+}
+
+static void print_count(FILE *f, const struct stat_event *e, bool show_scaled)
+{
+	char a[40], b[40];
+
+	label(f, e->name);
+	if (!e->supported) {
+		fprintf(f, "not counted (not implemented by this CPU)\n");
+		return;
+	}
+	fprintf(f, "%s", stat_group(a, sizeof(a), e->raw));
+	if (show_scaled)
+		fprintf(f, "  [%s]", stat_group(b, sizeof(b), round_u64(e->scaled)));
+	if (e->duty < 0.99995)
+		fprintf(f, "  duty %.1f %%", 100.0 * e->duty);
+	fputc('\n', f);
+}
+
+int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		     const struct stat_sys *sys, const struct stat_result *r)
+{
+	struct stat_metric m[STAT_MAX_METRICS];
+	char cmd[512], buf[200], tbuf[64];
+	time_t now = time(NULL);
+	size_t nm, i, k;
+	unsigned int set, c;
+	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
+
+	command_line(cmd, sizeof(cmd), o);
+	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	fprintf(f, "***************************************************************\n");
+	fprintf(f, "pmu-stat: %s\n%s\n", cmd, tbuf);
+	fprintf(f, "***************************************************************\n\n");
+
+	fprintf(f, "System information\n");
+	label(f, "Number of processors");
+	fprintf(f, "%u online\n", sys->nr_online);
+	for (i = 0; i < sys->nr_cpu; i++) {
+		const char *core = pmuser_core_name(sys->cpu[i].midr);
+
+		snprintf(buf, sizeof(buf), "CPU %d", sys->cpu[i].cpu);
+		label(f, buf);
+		if (sys->cpu[i].midr)
+			fprintf(f, "%s (MIDR 0x%08x)\n", core ? core : "unknown core",
+				sys->cpu[i].midr);
+		else
+			fprintf(f, "%s (no MIDR)\n", sys->machine);
+	}
+	label(f, "PMU");
+	fprintf(f, "%s\n", sys->pmu);
+	label(f, "Backend");
+	fprintf(f, "%s\n", r->backend_desc);
+	if (r->fallback[0]) {
+		label(f, "Counters unavailable");
+		fprintf(f, "%s\n", r->fallback);
+	}
+	if (s->preset) {
+		label(f, "Preset");
+		fprintf(f, "%s: %s\n", s->preset, stat_preset_description(s->preset));
+	}
+	label(f, "Elapsed");
+	fprintf(f, "%.3f s (user %.3f s, system %.3f s)\n", (double)r->elapsed_ns / 1e9,
+		tv_s(&r->ru.ru_utime), tv_s(&r->ru.ru_stime));
+	label(f, "Exit status");
+	fprintf(f, "%s\n", status_text(buf, sizeof(buf), r->wait_status));
+
+	if (!counted) {
+		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
+		return ferror(f) ? -EIO : 0;
+	}
+	fprintf(f, "\nPerformance events\n");
+	if (!r->cycles.raw && r->elapsed_ns > 1000000)
+		fprintf(f, "  WARNING: the cycle counter never moved while the command ran for %.3f s: this\n"
+			"  machine's PMU does not count (QEMU's ARM1176 is one); the counts below are meaningless\n",
+			(double)r->elapsed_ns / 1e9);
+	fprintf(f, "  [ ... ] = scaled event count (full duty-cycle estimate)\n");
+	fprintf(f, "  PTI     = per thousand instructions\n");
+	label(f, "Period");
+	fprintf(f, "%u ms\n", r->interval_ms);
+	label(f, "Total periods");
+	fprintf(f, "%u\n\n", r->total_periods);
+	print_count(f, &r->cycles, false);
+	for (set = 0; set < s->nr_sets; set++) {
+		fputc('\n', f);
+		for (i = 0; i < s->nr_events; i++)
+			if (s->ev[i].set == set)
+				print_count(f, &s->ev[i], true);
+		snprintf(buf, sizeof(buf), "Set %u periods", set);
+		label(f, buf);
+		if (r->backend == STAT_MODULE)
+			fprintf(f, "%u (duty %.1f %%)\n", r->set_periods[set],
+				100.0 * r->set_duty[set]);
+		else
+			fprintf(f, "%u (perf multiplexes each event on its own)\n",
+				r->total_periods);
+	}
+
+	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
+	if (nm)
+		fprintf(f, "\nMetrics (from scaled counts)\n");
+	for (k = 0; k < nm; k++) {
+		label(f, m[k].name);
+		fprintf(f, "%.3f %s\n", m[k].value, m[k].unit);
+	}
+
+	if (r->nr_counted_cpus) {
+		fprintf(f, "\nPer CPU (raw [scaled])\n");
+		label(f, "cycles");
+		for (c = 0; c < r->nr_counted_cpus; c++)
+			fprintf(f, "  cpu%d %s", r->counted_cpus[c],
+				stat_group(buf, sizeof(buf), r->cycles.cpu_raw[c]));
+		fputc('\n', f);
+		for (i = 0; i < s->nr_events; i++) {
+			const struct stat_event *e = &s->ev[i];
+			char a[40];
+
+			if (!e->supported)
+				continue;
+			label(f, e->name);
+			for (c = 0; c < r->nr_counted_cpus; c++)
+				fprintf(f, "  cpu%d %s [%s]", r->counted_cpus[c],
+					stat_group(buf, sizeof(buf), e->cpu_raw[c]),
+					stat_group(a, sizeof(a), round_u64(e->cpu_scaled[c])));
+			fputc('\n', f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+static void csv_event(FILE *f, const struct stat_event *e, const char *set, const char *cpu,
+		      uint64_t raw, double scaled, double duty, unsigned int periods)
+{
+	fprintf(f, "event,%s,%s,%s,%llu,%.0f,%.6f,%u\n", e->name, set, cpu,
+		(unsigned long long)raw, scaled, duty, periods);
+}
+
+int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		    const struct stat_sys *sys, const struct stat_result *r)
+{
+	struct stat_metric m[STAT_MAX_METRICS];
+	char cmd[512], set[16], cpu[16];
+	size_t nm, i, k;
+	unsigned int c;
+
+	command_line(cmd, sizeof(cmd), o);
+	/* Metadata as comments; commas would break naive readers, so they become spaces. */
+	for (i = 0; cmd[i]; i++)
+		if (cmd[i] == ',' || cmd[i] == '\n')
+			cmd[i] = ' ';
+	fprintf(f, "# pmu-stat v1\n# command=%s\n# backend=%s\n# cpus_online=%u\n",
+		cmd, stat_backend_label(r->backend), sys->nr_online);
+	if (r->backend == STAT_MODULE)
+		fprintf(f, "# module_cpu=%d\n", r->module_cpu);
+	fprintf(f, "# elapsed_ns=%llu\n# exit_status=%d\n# period_ms=%u\n# total_periods=%u\n",
+		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
+		r->interval_ms, r->total_periods);
+	fprintf(f, "kind,name,set,cpu,raw,scaled,duty,periods\n");
+	if (r->have_cycles)
+		csv_event(f, &r->cycles, "all", "all", r->cycles.raw, r->cycles.scaled,
+			  r->cycles.duty, r->total_periods);
+	for (i = 0; i < s->nr_events; i++) {
+		const struct stat_event *e = &s->ev[i];
+
+		if (!e->supported || !r->have_cycles)
+			continue;
+		snprintf(set, sizeof(set), "%u", e->set);
+		csv_event(f, e, set, "all", e->raw, e->scaled, e->duty,
+			  r->backend == STAT_MODULE ? e->periods : r->total_periods);
+		for (c = 0; c < r->nr_counted_cpus; c++) {
+			snprintf(cpu, sizeof(cpu), "%d", r->counted_cpus[c]);
+			csv_event(f, e, set, cpu, e->cpu_raw[c], e->cpu_scaled[c],
+				  e->cpu_scaled[c] > 0 ? (double)e->cpu_raw[c] / e->cpu_scaled[c] : 0,
+				  r->total_periods);
+		}
+	}
+	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
+	for (k = 0; k < nm; k++)
+		fprintf(f, "metric,%s,,,,%.6f,,%s\n", m[k].name, m[k].value, m[k].unit);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_event(FILE *f, const struct stat_event *e, int set, const struct stat_result *r)
+{
+	unsigned int c;
+
+	fprintf(f, "    {\"name\": ");
+	json_string(f, e->name);
+	fprintf(f, ", \"set\": %d, \"supported\": %s", set, e->supported ? "true" : "false");
+	if (e->supported)
+		fprintf(f, ", \"raw\": %llu, \"scaled\": %.0f, \"duty\": %.6f, \"periods\": %u",
+			(unsigned long long)e->raw, e->scaled, e->duty,
+			r->backend == STAT_MODULE && set >= 0 ? e->periods : r->total_periods);
+	if (e->supported && r->nr_counted_cpus) {
+		fprintf(f, ", \"per_cpu\": [");
+		for (c = 0; c < r->nr_counted_cpus; c++)
+			fprintf(f, "%s{\"cpu\": %d, \"raw\": %llu, \"scaled\": %.0f}", c ? ", " : "",
+				r->counted_cpus[c], (unsigned long long)e->cpu_raw[c],
+				e->cpu_scaled[c]);
+		fprintf(f, "]");
+	}
+	fprintf(f, "}");
+}
+
+int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		     const struct stat_sys *sys, const struct stat_result *r)
+{
+	struct stat_metric m[STAT_MAX_METRICS];
+	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
+	size_t nm, i;
+	int a;
+
+	fprintf(f, "{\n  \"tool\": \"pmu-stat\",\n  \"command\": [");
+	for (a = 0; a < o->argc; a++) {
+		fprintf(f, "%s", a ? ", " : "");
+		json_string(f, o->argv[a]);
+	}
+	fprintf(f, "],\n  \"system\": {\"cpus_online\": %u, \"machine\": ", sys->nr_online);
+	json_string(f, sys->machine);
+	fprintf(f, ", \"pmu\": ");
+	json_string(f, sys->pmu);
+	fprintf(f, ", \"cpus\": [");
+	for (i = 0; i < sys->nr_cpu; i++) {
+		const char *core = pmuser_core_name(sys->cpu[i].midr);
+
+		fprintf(f, "%s{\"cpu\": %d, \"midr\": \"0x%08x\", \"core\": ", i ? ", " : "",
+			sys->cpu[i].cpu, sys->cpu[i].midr);
+		if (core)
+			json_string(f, core);
+		else
+			fprintf(f, "null");
+		fprintf(f, "}");
+	}
+	fprintf(f, "]},\n  \"backend\": ");
+	json_string(f, stat_backend_label(r->backend));
+	fprintf(f, ",\n  \"backend_description\": ");
+	json_string(f, r->backend_desc);
+	if (r->fallback[0]) {
+		fprintf(f, ",\n  \"counters_unavailable\": ");
+		json_string(f, r->fallback);
+	}
+	if (r->backend == STAT_MODULE)
+		fprintf(f, ",\n  \"module_cpu\": %d", r->module_cpu);
+	if (s->preset) {
+		fprintf(f, ",\n  \"preset\": ");
+		json_string(f, s->preset);
+	}
+	fprintf(f, ",\n  \"elapsed_ns\": %llu,\n  \"exit_status\": %d,\n  \"period_ms\": %u,\n  \"total_periods\": %u",
+		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
+		r->interval_ms, r->total_periods);
+	fprintf(f, ",\n  \"user_s\": %.6f,\n  \"system_s\": %.6f", tv_s(&r->ru.ru_utime),
+		tv_s(&r->ru.ru_stime));
+	fprintf(f, ",\n  \"events\": [\n");
+	if (counted) {
+		json_event(f, &r->cycles, -1, r);
+		for (i = 0; i < s->nr_events; i++) {
+			fprintf(f, ",\n");
+			json_event(f, &s->ev[i], (int)s->ev[i].set, r);
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "  ],\n  \"metrics\": [");
+	nm = counted ? stat_metrics(s, r, m, STAT_MAX_METRICS) : 0;
+	for (i = 0; i < nm; i++) {
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		json_string(f, m[i].name);
+		fprintf(f, ", \"value\": %.6f, \"unit\": ", m[i].value);
+		json_string(f, m[i].unit);
+		fprintf(f, "}");
+	}
+	fprintf(f, "%s]\n}\n", nm ? "\n  " : "");
+	return ferror(f) ? -EIO : 0;
+}

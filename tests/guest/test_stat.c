@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-stat in the guest. pmu-spin runs an asm loop of exactly 2 instructions per iteration,
+ * so under QEMU's -icount its count is predictable; an independent perf_event_open counter
+ * in this program (enabled on exec, like perf stat) measures the same workload run bare.
+ *
+ *  - instructions: pmu-stat (perf and module backends) vs the prediction (0.1 %) and vs the
+ *    bare count (0.5 %); the perturbation (pmu-stat's count over bare) is printed and
+ *    asserted to be at most 0.5 %;
+ *  - multiplexing: more copies of INST_RETIRED than counters (perf) and more sets than one
+ *    (module TDM): every scaled count within 2 % of the full-time count;
+ *  - period file and plot; CSV, JSON; per-CPU sums;
+ *  - bad input: clear message, exit status != 0, the workload never started (it would have
+ *    created a marker file); exit status and signals passed through.
+ */
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define OUT_FILE	"/tmp/pmu-stat.out"
+#define CSV_FILE	"/tmp/pmu-stat.csv"
+#define MARKER		"/tmp/pmu-stat-workload-ran"
+#define SPIN_ITER	25000000ULL	/* 5e7 instructions: start-up is < 0.05 % of it */
+#define SPIN_ARG	"25000000"
+#define STAT_ROWS_MAX	32
+
+/* Runs argv with stdout and stderr into OUT_FILE; returns the wait status. */
+static int run(char *const argv[])
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(OUT_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(99);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
+}
+
+/* Whether OUT_FILE contains text; its contents go to the log either way when it does not. */
+static int output_has(const char *text)
+{
+	char buf[8192];
+	FILE *f = fopen(OUT_FILE, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (strstr(buf, text))
+		return 1;
+	fprintf(stderr, "# expected '%s' in:\n%s\n", text, buf);
+	return 0;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+struct csv_row {
+	char set[16], cpu[16];
+	unsigned long long raw;
+	double scaled, duty;
+	unsigned int periods;
+};
+
+/*
+ * Reads the event rows named name (and cpu, e.g. "all") of pmu-stat's CSV report into rows;
+ * returns how many.
+ */
+static int csv_rows(const char *path, const char *name, const char *cpu, struct csv_row *rows,
+		    int max)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < max) {
+		char kind[16], ev[64];
+		struct csv_row r;
+
+		if (sscanf(line, "%15[^,],%63[^,],%15[^,],%15[^,],%llu,%lf,%lf,%u", kind, ev, r.set,
+			   r.cpu, &r.raw, &r.scaled, &r.duty, &r.periods) != 8)
+			continue;
+		if (strcmp(kind, "event") || strcasecmp(ev, name) || strcmp(r.cpu, cpu))
+			continue;
+		rows[n++] = r;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The workload run bare on CPU 0, counted by this program: user-mode instructions from exec
+ * on. Workloads are pinned to CPU 0 for comparisons: QEMU's INST_RETIRED follows the global
+ * -icount, which on an SMP guest also advances while the other vCPU runs (its kernel ticks
+ * leak tens of thousands of instructions into a counter of a task on CPU 1, where CPU 0
+ * does the timekeeping).
+ */
+static long long bare_instructions(char *const argv[])
+{
+	struct perf_event_attr pa;
+	int go[2], fd, status;
+	long long count = -1;
+	char byte = 'g';
+	pid_t pid;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (pin_to_cpu(0) || read(go[0], &byte, 1) != 1)
+			_exit(98);
+		execvp(argv[0], argv);
+		_exit(99);
+	}
+	close(go[0]);
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_HARDWARE;
+	pa.config = PERF_COUNT_HW_INSTRUCTIONS;
+	pa.exclude_kernel = 1;
+	pa.exclude_hv = 1;
+	pa.inherit = 1;
+	pa.disabled = 1;
+	pa.enable_on_exec = 1;
+	fd = (int)syscall(SYS_perf_event_open, &pa, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (write(go[1], &byte, 1) != 1)
+		fd = -1;
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	if (fd >= 0 && WIFEXITED(status) && !WEXITSTATUS(status) &&
+	    read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+		count = -1;
+	if (fd >= 0)
+		close(fd);
+	return count;
+}
+
+static unsigned int cpu0_counters(void)
+{
+	struct pmuser_cpu_info ci;
+	int fd = pmuser_device_open();
+	unsigned int n = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!pmuser_device_cpu_info(fd, 0, &ci))
+		n = ci.nr_counters;
+	close(fd);
+	return n;
+}
+
+static double rel(double a, double b)
+{
+	return (a - b) / b;
+}
+
+/* ---- bad input: runs everywhere, armel included --------------------------------------- */
+
+TEST(bad_input_never_starts_the_workload)
+{
+	char *unknown[] = { "pmu-stat", "-e", "inst_retired,no_such_event", "--", "touch", MARKER, NULL };
+	char *no_cmd[] = { "pmu-stat", "-e", "inst_retired", NULL };
+	char *no_cmd2[] = { "pmu-stat", "--", NULL };
+	char *not_found[] = { "pmu-stat", "--", "no-such-command-pmuser", NULL };
+	char *not_found_path[] = { "pmu-stat", "--", "/nonexistent/bin/x", NULL };
+	char *not_exec[] = { "pmu-stat", "--", "/etc/pmuser/env", NULL };
+	char *bad_interval[] = { "pmu-stat", "-I", "0", "--", "touch", MARKER, NULL };
+	char *bad_backend[] = { "pmu-stat", "--backend", "gpu", "--", "touch", MARKER, NULL };
+	char *bad_cpus[] = { "pmu-stat", "-C", "1-0", "--", "touch", MARKER, NULL };
+	char *bad_preset[] = { "pmu-stat", "-p", "nope", "--", "touch", MARKER, NULL };
+	char *two_formats[] = { "pmu-stat", "--csv", "--json", "--", "touch", MARKER, NULL };
+	char *bad_cpu[] = { "pmu-stat", "-C", "63", "--", "touch", MARKER, NULL };
+
+	unlink(MARKER);
+	EXPECT_EQ(2, exit_code(run(unknown)));
+	EXPECT_TRUE(output_has("no_such_event"));
+	EXPECT_EQ(2, exit_code(run(no_cmd)));
+	EXPECT_TRUE(output_has("no command"));
+	EXPECT_EQ(2, exit_code(run(no_cmd2)));
+	EXPECT_EQ(127, exit_code(run(not_found)));
+	EXPECT_TRUE(output_has("no-such-command-pmuser: command not found"));
+	EXPECT_EQ(127, exit_code(run(not_found_path)));
+	EXPECT_TRUE(output_has("command not found"));
+	EXPECT_EQ(126, exit_code(run(not_exec)));
+	EXPECT_TRUE(output_has("not executable"));
+	EXPECT_EQ(2, exit_code(run(bad_interval)));
+	EXPECT_TRUE(output_has("-I '0'"));
+	EXPECT_EQ(2, exit_code(run(bad_backend)));
+	EXPECT_EQ(2, exit_code(run(bad_cpus)));
+	EXPECT_EQ(2, exit_code(run(bad_preset)));
+	EXPECT_EQ(2, exit_code(run(two_formats)));
+	EXPECT_EQ(1, exit_code(run(bad_cpu)));
+	EXPECT_TRUE(output_has("CPU 63 is not online"));
+	EXPECT_FALSE(file_exists(MARKER));
+}
+
+/* A set the module cannot hold at once is refused before anything runs. */
+TEST(module_set_too_large)
+{
+	unsigned int n = cpu0_counters(), i;
+	char spec[256] = "", *argv[] = { "pmu-stat", "--backend", "module", "-e", spec, "--",
+					 "touch", MARKER, NULL };
+
+	ASSERT_LT(0, n) TH_LOG("no counters reported for CPU 0");
+	ASSERT_GT(30, n);
+	for (i = 0; i <= n; i++)
+		strcat(spec, i ? ",0x08" : "0x08");
+	unlink(MARKER);
+	EXPECT_EQ(1, exit_code(run(argv)));
+	EXPECT_TRUE(output_has("event counters"));
+	EXPECT_FALSE(file_exists(MARKER));
+}
+
+/* Where inline reads trap (ARM1176 under QEMU), the module backend refuses before the run. */
+TEST(module_without_counting_fails_cleanly)
+{
+	char *argv[] = { "pmu-stat", "--backend", "module", "-e", "0x07", "--", "touch", MARKER,
+			 NULL };
+
+	if (counters_move())
+		SKIP(return, "counters work here: covered by the counting tests");
+	unlink(MARKER);
+	EXPECT_EQ(1, exit_code(run(argv)));
+	EXPECT_TRUE(output_has("inline counter reads do not work"));
+	EXPECT_FALSE(file_exists(MARKER));
+}
+
+TEST(exit_status_passes_through)
+{
+	char *seven[] = { "pmu-stat", "-o", "/dev/null", "--", "sh", "-c", "exit 7", NULL };
+	char *killed[] = { "pmu-stat", "-o", "/dev/null", "--", "sh", "-c", "kill -9 $$", NULL };
+	char *ok[] = { "pmu-stat", "-o", "/dev/null", "--", "true", NULL };
+
+	EXPECT_EQ(7, exit_code(run(seven)));
+	EXPECT_EQ(128 + SIGKILL, exit_code(run(killed)));
+	EXPECT_EQ(0, exit_code(run(ok)));
+}
+
+/* SIGTERM to pmu-stat reaches the workload, which dies of it; pmu-stat reports and exits 143. */
+TEST(signals_are_forwarded)
+{
+	struct timespec pause = { 0, 200 * 1000 * 1000 };
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(OUT_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execlp("pmu-stat", "pmu-stat", "--", "sleep", "30", (char *)NULL);
+		_exit(99);
+	}
+	ASSERT_LT(0, pid);
+	nanosleep(&pause, NULL);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(128 + SIGTERM, exit_code(status));
+	EXPECT_TRUE(output_has("killed by signal 15"));
+}
+
+/* ---- counting ------------------------------------------------------------------------- */
+
+/*
+ * pmu-stat's INST_RETIRED for pmu-spin with one backend: within 0.1 % of 2 x iterations,
+ * within 0.5 % of the bare count, and at most 0.5 % above it.
+ */
+static void check_instructions(struct __test_metadata *_metadata, const char *backend)
+{
+	char *spin[] = { "pmu-spin", SPIN_ARG, NULL };
+	char *argv[] = { "pmu-stat", "--backend", (char *)backend, "-C", "0", "-e",
+			 "inst_retired", "--csv", "-o", CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
+	double predicted = 2.0 * SPIN_ITER;
+	long long bare = bare_instructions(spin);
+	struct csv_row row;
+
+	ASSERT_LT(0, bare) TH_LOG("perf_event_open counter for the bare run failed");
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &row, 1));
+	ksft_print_msg("perturbation (%s backend): pmu-spin %s: bare %lld instructions, under pmu-stat %llu (%+.4f %%); predicted %.0f (%+.4f %%)\n",
+		       backend, SPIN_ARG, bare, row.raw, 100 * rel((double)row.raw, (double)bare),
+		       predicted, 100 * rel((double)row.raw, predicted));
+	EXPECT_LT(0.999, row.duty);	/* one event: counted full time */
+	EXPECT_GT(0.005, fabs(rel((double)row.raw, (double)bare)));
+	EXPECT_GE(0.005, rel((double)row.raw, (double)bare));
+	if (getenv("PMUSER_ICOUNT_EXACT")) {
+		EXPECT_GT(0.001, fabs(rel((double)row.raw, predicted)));
+		EXPECT_GT(0.001, fabs(rel((double)bare, predicted)));
+	}
+}
+
+TEST(instructions_perf_backend)
+{
+	REQUIRE_COUNTING();
+	check_instructions(_metadata, "perf");
+}
+
+TEST(instructions_module_backend)
+{
+	REQUIRE_COUNTING();
+	check_instructions(_metadata, "module");
+}
+
+/* More INST_RETIRED copies than counters: perf multiplexes; each scales to the full count. */
+TEST(perf_multiplexing_scales)
+{
+	unsigned int n = cpu0_counters() + 2, i, multiplexed = 0;
+	char spec[256] = "", *argv[] = { "pmu-stat", "--backend", "perf", "-C", "0", "-e", spec,
+					 "--csv", "-o", CSV_FILE, "--", "pmu-spin", "50000000",
+					 NULL };
+	struct csv_row rows[STAT_ROWS_MAX];
+	double full = 2.0 * 50000000;
+
+	REQUIRE_COUNTING();
+	ASSERT_LT(2, n);
+	ASSERT_GE(STAT_ROWS_MAX, n);
+	for (i = 0; i < n; i++)
+		strcat(spec, i ? ",inst_retired" : "inst_retired");
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "all", rows, STAT_ROWS_MAX));
+	for (i = 0; i < n; i++) {
+		if (rows[i].duty < 0.99)
+			multiplexed++;
+		ksft_print_msg("perf copy %u: raw %llu duty %.3f scaled %.0f (%+.3f %% of full time)\n",
+			       i, rows[i].raw, rows[i].duty, rows[i].scaled,
+			       100 * rel(rows[i].scaled, full));
+		EXPECT_GT(0.02, fabs(rel(rows[i].scaled, full)));
+	}
+	EXPECT_LT(0U, multiplexed) TH_LOG("%u events on %u counters were never multiplexed", n,
+					  n - 2);
+}
+
+/*
+ * rpistat's TDM through the module: four sets rotated every 10 ms, each scaled to full time
+ * by its share of the cycles (which every set counts). Under -icount a cycle is an
+ * instruction, so that scaling is exact here and the sum of the sets' raw counts (the whole
+ * run, each moment counted by exactly one set) is what tests the rotation.
+ */
+TEST(module_tdm_scales)
+{
+	char *argv[] = { "pmu-stat", "--backend", "module", "-I", "10", "-e", "inst_retired",
+			 "-e", "inst_retired", "-e", "inst_retired", "-e", "inst_retired", "--csv",
+			 "-o", CSV_FILE, "--", "pmu-spin", "50000000", NULL };
+	struct csv_row rows[4], cyc;
+	double full = 2.0 * 50000000, sum = 0;
+	int i;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ(4, csv_rows(CSV_FILE, "INST_RETIRED", "all", rows, 4));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "cycles", "all", &cyc, 1));
+	for (i = 0; i < 4; i++) {
+		ksft_print_msg("module set %d: raw %llu periods %u duty %.3f scaled %.0f (%+.3f %% of full time)\n",
+			       i, rows[i].raw, rows[i].periods, rows[i].duty, rows[i].scaled,
+			       100 * rel(rows[i].scaled, full));
+		EXPECT_LT(0.1, rows[i].duty);
+		EXPECT_GT(0.5, rows[i].duty);
+		EXPECT_LE(2U, rows[i].periods);
+		EXPECT_GT(0.02, fabs(rel(rows[i].scaled, full)));
+		sum += (double)rows[i].raw;
+	}
+	/* The sets took turns: together they saw the whole run once. */
+	EXPECT_GT(0.005, fabs(rel(sum, full)));
+	/* The cycle counter runs in every set; under -icount a cycle is an instruction. */
+	if (getenv("PMUSER_ICOUNT_EXACT"))
+		EXPECT_GT(0.005, fabs(rel((double)cyc.raw, full)));
+}
+
+/* Per-period rows add up to the totals; the plot has a panel per event. */
+TEST(periods_and_plot)
+{
+	char *argv[] = { "pmu-stat", "--backend", "module", "-I", "10", "-e", "inst_retired",
+			 "--csv", "-o", CSV_FILE, "--periods", "/tmp/p.csv", "--plot",
+			 "/tmp/p.svg", "--", "pmu-spin", "10000000", "3", "30", NULL };
+	unsigned long long sum = 0, delta;
+	char line[256], ev[64], cpu[16], set[16], svg[16384];
+	struct csv_row row;
+	int rows = 0;
+	double t, len, running;
+	FILE *f;
+	size_t n;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &row, 1));
+	f = fopen("/tmp/p.csv", "r");
+	ASSERT_TRUE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lf,%lf,%15[^,],%15[^,],%63[^,],%llu,%lf", &t, &len, cpu, set, ev,
+			   &delta, &running) != 7 || strcmp(ev, "INST_RETIRED"))
+			continue;
+		sum += delta;
+		rows++;
+	}
+	fclose(f);
+	EXPECT_EQ(row.raw, sum);
+	EXPECT_LE(5, rows);	/* 3 x 20 ms of spinning and 2 x 30 ms of sleep at 10 ms */
+	f = fopen("/tmp/p.svg", "r");
+	ASSERT_TRUE(f != NULL);
+	n = fread(svg, 1, sizeof(svg) - 1, f);
+	fclose(f);
+	svg[n] = '\0';
+	EXPECT_EQ(0, strncmp(svg, "<svg", 4));
+	EXPECT_TRUE(strstr(svg, "INST_RETIRED") != NULL);
+	EXPECT_TRUE(strstr(svg, "</svg>") != NULL);
+}
+
+/* Per-CPU counts of a task that runs on several CPUs sum to its total. */
+TEST(per_cpu_sums)
+{
+	char *argv[] = { "pmu-stat", "--per-cpu", "-e", "inst_retired", "--csv", "-o", CSV_FILE,
+			 "--", "sh", "-c", "pmu-spin 5000000 & pmu-spin 10000000; wait", NULL };
+	struct csv_row total, cpus[STAT_ROWS_MAX];
+	unsigned long long sum = 0;
+	char cpu[16];
+	int i, n = 0;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &total, 1));
+	for (i = 0; i < STAT_ROWS_MAX; i++) {
+		snprintf(cpu, sizeof(cpu), "%d", i);
+		if (csv_rows(CSV_FILE, "INST_RETIRED", cpu, &cpus[n], 1) == 1)
+			sum += cpus[n++].raw;
+	}
+	EXPECT_LE(1, n);
+	EXPECT_EQ(total.raw, sum);
+	/* Both spins (2 x 15e6 instructions) and the shell, counted through inheritance. */
+	EXPECT_LE(30000000ULL, total.raw);
+	EXPECT_GT(0.05, rel((double)total.raw, 30000000.0));
+}
+
+TEST(json_report)
+{
+	char *argv[] = { "pmu-stat", "--json", "-o", "/tmp/s.json", "-p", "ipc", "--", "pmu-spin",
+			 "1000", NULL };
+	char buf[8192];
+	FILE *f;
+	size_t n;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	f = fopen("/tmp/s.json", "r");
+	ASSERT_TRUE(f != NULL);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	EXPECT_TRUE(strstr(buf, "\"backend\": \"perf\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"name\": \"IPC\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"preset\": \"ipc\"") != NULL);
+}
+
+TEST_HARNESS_MAIN

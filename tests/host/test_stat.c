@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of pmu-stat's parts (samples/common/stat_*.c): the command line and every
+ * refusal, CPU lists, event sets and presets for an A72 and an ARM1176, metrics and the
+ * rpistat-style numbers, the launcher (exit status, signals, exec failures), a whole run on
+ * the clock backend (the only one an x86 box without a PMU has), and the report formats.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "stat.h"
+
+#define MIDR_A72	0x410fd083
+#define MIDR_1176	0x410fb767
+
+#define ARGV(...) ((char *[]){ "pmu-stat", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "pmu-stat", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, ...) stat_opts_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), (o), (err), sizeof(err))
+
+TEST(options_defaults_and_command)
+{
+	struct stat_opts o;
+	char err[256];
+
+	char *ls[] = { "pmu-stat", "ls", "-l", NULL };
+
+	ASSERT_EQ(0, stat_opts_parse(3, ls, &o, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(2, o.argc);
+	EXPECT_STREQ("ls", o.argv[0]);
+	EXPECT_STREQ("-l", o.argv[1]);	/* the command's options stay its own */
+	EXPECT_EQ(STAT_DEFAULT_INTERVAL_MS, o.interval_ms);
+	EXPECT_EQ(STAT_AUTO, o.backend);
+	EXPECT_EQ(STAT_TEXT, o.format);
+	EXPECT_EQ(0U, o.nr_event_args);
+	EXPECT_EQ(NULL, o.preset);
+
+	ASSERT_EQ(0, PARSE(&o, err, "-e", "inst_retired", "-e", "l1d_cache,l1d_cache_refill", "-I",
+			   "10", "-o", "r.txt", "--json", "--per-cpu", "-C", "0,2-3", "--backend",
+			   "perf", "--periods", "p.csv", "--plot", "p.svg", "--", "x", "--y"));
+	EXPECT_EQ(2U, o.nr_event_args);
+	EXPECT_STREQ("l1d_cache,l1d_cache_refill", o.event_args[1]);
+	EXPECT_EQ(10U, o.interval_ms);
+	EXPECT_STREQ("r.txt", o.output);
+	EXPECT_EQ(STAT_JSON, o.format);
+	EXPECT_TRUE(o.per_cpu);
+	EXPECT_EQ(STAT_PERF, o.backend);
+	EXPECT_EQ(3U, o.nr_cpus);
+	EXPECT_STREQ("p.csv", o.periods_file);
+	EXPECT_STREQ("p.svg", o.plot_file);
+	EXPECT_EQ(2, o.argc);
+	EXPECT_EQ(EINVAL, -PARSE(&o, err, "--backend", "module", "-C", "0,1", "--", "x"));
+	EXPECT_TRUE(strstr(err, "one CPU") != NULL);
+	ASSERT_EQ(0, PARSE(&o, err, "--backend", "module", "-C", "1", "-p", "tlb", "x"));
+	EXPECT_EQ(1U, o.nr_cpus);
+	EXPECT_EQ(1, o.cpus[0]);
+	EXPECT_STREQ("tlb", o.preset);
+}
+
+TEST(options_refused)
+{
+	static const struct {
+		const char *a, *b, *c, *msg;
+	} bad[] = {
+		{ "--", NULL, NULL, "no command" },
+		{ "-e", "inst_retired", NULL, "no command" },
+		{ "-I", "0", "x", "-I '0'" },
+		{ "-I", "60001", "x", "1 to 60000" },
+		{ "-I", "10ms", "x", "-I '10ms'" },
+		{ "-I", "-5", "x", "-I '-5'" },
+		{ "-C", "", "x", "-C ''" },
+		{ "-C", "3-1", "x", "-C '3-1'" },
+		{ "-C", "0,", "x", "-C '0,'" },
+		{ "-C", "64", "x", "-C '64'" },
+		{ "-C", "a", "x", "-C 'a'" },
+		{ "--backend", "gpu", "x", "--backend 'gpu'" },
+		{ "-p", "nope", "x", "unknown preset 'nope'" },
+		{ "-e", "", "x", "-e needs" },
+		{ "--bogus", "x", NULL, "unknown option '--bogus'" },
+		{ "-Z", "x", NULL, "unknown option '-Z'" },
+		{ "-e", NULL, NULL, "needs an argument" },
+	};
+	struct stat_opts o;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "pmu-stat", (char *)bad[i].a, (char *)bad[i].b, (char *)bad[i].c,
+				 NULL };
+		int argc = 2 + !!bad[i].b + !!(bad[i].b && bad[i].c);
+
+		EXPECT_EQ(-EINVAL, stat_opts_parse(argc, argv, &o, err, sizeof(err)))
+			TH_LOG("case %zu", i);
+		EXPECT_TRUE(strstr(err, bad[i].msg) != NULL)
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err, bad[i].msg);
+	}
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "--json", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-e", "inst_retired", "-p", "ipc", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-p", "ipc", "-p", "tlb", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "-e", "inst_retired", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a",
+				 "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a",
+				 "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a",
+				 "x"));
+	EXPECT_TRUE(strstr(err, "too many event sets") != NULL);
+}
+
+TEST(cpu_lists)
+{
+	int cpus[STAT_MAX_CPUS];
+
+	ASSERT_EQ(4, stat_parse_cpus("3,0-2", cpus, STAT_MAX_CPUS));
+	EXPECT_EQ(0, cpus[0]);
+	EXPECT_EQ(3, cpus[3]);
+	ASSERT_EQ(2, stat_parse_cpus("5,5,1", cpus, STAT_MAX_CPUS));
+	EXPECT_EQ(1, cpus[0]);
+	EXPECT_EQ(5, cpus[1]);
+	EXPECT_EQ(64, stat_parse_cpus("0-63", cpus, STAT_MAX_CPUS));
+	EXPECT_EQ(-EINVAL, stat_parse_cpus("0-63", cpus, 8));
+	EXPECT_EQ(-EINVAL, stat_parse_cpus("1--2", cpus, STAT_MAX_CPUS));
+	EXPECT_EQ(-EINVAL, stat_parse_cpus(",1", cpus, STAT_MAX_CPUS));
+	EXPECT_EQ(-EINVAL, stat_parse_cpus("99999999999999999999", cpus, STAT_MAX_CPUS));
+}
+
+static void opts_with(struct stat_opts *o, const char *preset, const char *e0, const char *e1)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_ms = STAT_DEFAULT_INTERVAL_MS;
+	o->preset = preset;
+	if (e0)
+		o->event_args[o->nr_event_args++] = e0;
+	if (e1)
+		o->event_args[o->nr_event_args++] = e1;
+}
+
+TEST(event_sets)
+{
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300], many[400] = "";
+	int i;
+
+	opts_with(&o, NULL, "inst_retired,l1d_cache_refill:k", "0x11");
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_EQ(2U, s.nr_sets);
+	EXPECT_EQ(3U, s.nr_events);
+	EXPECT_STREQ("INST_RETIRED", s.ev[0].name);
+	EXPECT_STREQ("L1D_CACHE_REFILL:k", s.ev[1].name);
+	EXPECT_EQ(1U, s.ev[2].set);
+	EXPECT_EQ(0x11U, s.ev[2].spec.event);
+	EXPECT_FALSE(s.optional);
+	EXPECT_EQ(0x08, s.inst_event);
+
+	opts_with(&o, NULL, "inst_retired,no_such_event", NULL);
+	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "no_such_event") != NULL) TH_LOG("%s", err);
+	opts_with(&o, NULL, "inst_retired,,", NULL);
+	EXPECT_EQ(-EINVAL, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	opts_with(&o, NULL, "0x10000", NULL);
+	EXPECT_EQ(-ERANGE, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	/* ARM1176 names are not ARMv8's. */
+	opts_with(&o, NULL, "inst_retired", NULL);
+	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_1176, &s, err, sizeof(err)));
+
+	for (i = 0; i < STAT_MAX_EVENTS + 1; i++)
+		strcat(many, i ? ",0x08" : "0x08");
+	opts_with(&o, NULL, many, NULL);
+	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "more than 31 events") != NULL) TH_LOG("%s", err);
+}
+
+TEST(presets_resolve_on_every_family)
+{
+	static const uint32_t midrs[] = { MIDR_A72, 0x410fc0f0 /* A15 */, 0x410fd034 /* A53 */,
+					   MIDR_1176, 0 /* unknown: ARMv8 names */ };
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300];
+	size_t m, p;
+
+	for (m = 0; m < sizeof(midrs) / sizeof(midrs[0]); m++) {
+		for (p = 0; stat_preset_names[p]; p++) {
+			opts_with(&o, stat_preset_names[p], NULL, NULL);
+			ASSERT_EQ(0, stat_setup_events(&o, midrs[m], &s, err, sizeof(err)))
+				TH_LOG("preset %s on 0x%x: %s", stat_preset_names[p], midrs[m], err);
+			EXPECT_TRUE(s.optional);
+			EXPECT_LE(1U, s.nr_sets);
+			EXPECT_NE(NULL, stat_preset_description(stat_preset_names[p]));
+		}
+	}
+	/* The ARM1176 default is rpistat's: four sets of two, instructions in the first. */
+	opts_with(&o, NULL, NULL, NULL);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, &s, err, sizeof(err)));
+	EXPECT_STREQ("default", s.preset);
+	EXPECT_EQ(4U, s.nr_sets);
+	EXPECT_EQ(8U, s.nr_events);
+	EXPECT_STREQ("INSTR_EXEC", s.ev[0].name);
+	EXPECT_EQ(0x07, s.inst_event);
+	EXPECT_STREQ("BR_MISPREDICT", s.ev[7].name);
+	EXPECT_EQ(NULL, stat_preset_description("nope"));
+}
+
+static const struct stat_metric *metric(const struct stat_metric *m, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(m[i].name, name))
+			return &m[i];
+	return NULL;
+}
+
+/*
+ * rpistat's naive matrix multiply, scaled counts from the seed: 1,245,571,856 instructions,
+ * 11,794,467,561 cycles -> CPI 9.469; DC 18,587,014 accesses, 3,735,024 misses -> 20.095 %;
+ * micro TLB 904,166 -> 0.726 PTI; branches 135,335,622 -> 108.653 PTI, mispredicted
+ * 1,485,457 -> 1.098 %.
+ */
+TEST(metrics_reproduce_rpistat)
+{
+	static const struct {
+		const char *name;
+		uint64_t raw, scaled;
+	} seed[] = {
+		{ "INSTR_EXEC", 316920650, 1245571856 }, { "IBUF_STALL", 69764851, 274192088 },
+		{ "DCACHE_ACCESS", 4619258, 18587014 }, { "DCACHE_MISS", 928231, 3735024 },
+		{ "DTLB_MISS", 224704, 904166 }, { "MAIN_TLB_MISS", 164438, 661667 },
+		{ "BR_EXEC", 33633705, 135335622 }, { "BR_MISPREDICT", 369167, 1485457 },
+	};
+	struct stat_metric m[STAT_MAX_METRICS];
+	struct stat_result *r = calloc(1, sizeof(*r));
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300];
+	size_t n, i;
+
+	ASSERT_TRUE(r != NULL);
+	opts_with(&o, "default", NULL, NULL);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, &s, err, sizeof(err)));
+	for (i = 0; i < s.nr_events; i++) {
+		ASSERT_STREQ(seed[i].name, s.ev[i].name);
+		s.ev[i].raw = seed[i].raw;
+		s.ev[i].scaled = (double)seed[i].scaled;
+		s.ev[i].duty = (double)seed[i].raw / (double)seed[i].scaled;
+	}
+	r->backend = STAT_MODULE;
+	r->have_cycles = true;
+	r->cycles.raw = 11794467561ULL;
+	r->cycles.scaled = (double)r->cycles.raw;
+	r->cycles.duty = 1;
+	n = stat_metrics(&s, r, m, STAT_MAX_METRICS);
+	ASSERT_TRUE(metric(m, n, "CPI") != NULL);
+	EXPECT_EQ(9469, (int)lround(metric(m, n, "CPI")->value * 1000));
+	EXPECT_EQ(20095, (int)lround(metric(m, n, "DC miss ratio")->value * 1000));
+	EXPECT_EQ(726, (int)lround(metric(m, n, "DTLB_MISS rate")->value * 1000));
+	EXPECT_EQ(531, (int)lround(metric(m, n, "MAIN_TLB_MISS rate")->value * 1000));
+	EXPECT_EQ(108653, (int)lround(metric(m, n, "BR_EXEC rate")->value * 1000));
+	EXPECT_EQ(1098, (int)lround(metric(m, n, "Mispredict ratio")->value * 1000));
+	EXPECT_EQ(2325, (int)lround(metric(m, n, "IBUF stall percent")->value * 1000));
+	EXPECT_STREQ("PTI", metric(m, n, "BR_EXEC rate")->unit);
+	free(r);
+}
+
+TEST(duplicate_events_combine)
+{
+	struct stat_metric m[STAT_MAX_METRICS];
+	struct stat_result *r = calloc(1, sizeof(*r));
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300];
+	size_t n;
+
+	ASSERT_TRUE(r != NULL);
+	/* Two half-time copies of INST_RETIRED make one full-time estimate. */
+	opts_with(&o, NULL, "inst_retired", "inst_retired");
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	s.ev[0].raw = 600;
+	s.ev[0].duty = 0.6;
+	s.ev[1].raw = 400;
+	s.ev[1].duty = 0.4;
+	r->have_cycles = true;
+	r->cycles.scaled = 2000;
+	r->cycles.duty = 1;
+	n = stat_metrics(&s, r, m, STAT_MAX_METRICS);
+	ASSERT_TRUE(metric(m, n, "IPC") != NULL);
+	EXPECT_EQ(500, (int)lround(metric(m, n, "IPC")->value * 1000));
+	/* No instructions: no rates. */
+	s.ev[0].duty = s.ev[1].duty = 0;
+	EXPECT_EQ(0U, stat_metrics(&s, r, m, STAT_MAX_METRICS));
+	free(r);
+}
+
+TEST(thousands_separators)
+{
+	char buf[40];
+
+	EXPECT_STREQ("0", stat_group(buf, sizeof(buf), 0));
+	EXPECT_STREQ("999", stat_group(buf, sizeof(buf), 999));
+	EXPECT_STREQ("1,000", stat_group(buf, sizeof(buf), 1000));
+	EXPECT_STREQ("11,794,467,561", stat_group(buf, sizeof(buf), 11794467561ULL));
+	EXPECT_STREQ("18,446,744,073,709,551,615", stat_group(buf, sizeof(buf), UINT64_MAX));
+	/* Too small a buffer truncates, never overflows. */
+	EXPECT_GT(6U, strlen(stat_group(buf, 6, 1234567)));
+}
+
+TEST(command_lookup)
+{
+	char path[4096];
+
+	EXPECT_EQ(0, stat_command_check("sh", path, sizeof(path)));
+	EXPECT_TRUE(strchr(path, '/') != NULL);
+	EXPECT_EQ(-ENOENT, stat_command_check("no-such-command-pmuser", path, sizeof(path)));
+	EXPECT_EQ(-ENOENT, stat_command_check("/nonexistent/x", path, sizeof(path)));
+	EXPECT_EQ(-EACCES, stat_command_check("/etc/passwd", path, sizeof(path)));
+	EXPECT_EQ(-EACCES, stat_command_check("/", path, sizeof(path)));
+	EXPECT_EQ(-ENOENT, stat_command_check("", path, sizeof(path)));
+}
+
+/* The launcher: held until released, statuses passed through, exec failures reported. */
+TEST(launcher)
+{
+	char *exit5[] = { "sh", "-c", "exit 5", NULL };
+	char *killself[] = { "sh", "-c", "kill -USR1 $$", NULL };
+	char *missing[] = { "/nonexistent/x", NULL };
+	char *marker[] = { "sh", "-c", "touch /tmp/pmu-stat-host-marker", NULL };
+	char *sleeper[] = { "sleep", "30", NULL };
+	struct stat_child ch;
+
+	ASSERT_EQ(0, stat_child_spawn(&ch, exit5, NULL, 0));
+	ASSERT_EQ(0, stat_child_release(&ch));
+	while (!stat_child_wait(&ch, 1000000000ULL))
+		;
+	stat_child_done(&ch);
+	EXPECT_EQ(5, stat_exit_code(ch.status));
+
+	ASSERT_EQ(0, stat_child_spawn(&ch, killself, NULL, 0));
+	ASSERT_EQ(0, stat_child_release(&ch));
+	while (!stat_child_wait(&ch, 1000000000ULL))
+		;
+	stat_child_done(&ch);
+	EXPECT_EQ(128 + SIGUSR1, stat_exit_code(ch.status));
+
+	ASSERT_EQ(0, stat_child_spawn(&ch, missing, NULL, 0));
+	EXPECT_EQ(-ENOENT, stat_child_release(&ch));
+	stat_child_done(&ch);
+
+	/* Aborted setup: the command never runs. */
+	unlink("/tmp/pmu-stat-host-marker");
+	ASSERT_EQ(0, stat_child_spawn(&ch, marker, NULL, 0));
+	stat_child_abort(&ch);
+	EXPECT_EQ(STAT_EXIT_SETUP, stat_exit_code(ch.status));
+	EXPECT_NE(0, access("/tmp/pmu-stat-host-marker", F_OK));
+
+	/* A SIGTERM to pmu-stat reaches the child. */
+	ASSERT_EQ(0, stat_child_spawn(&ch, sleeper, NULL, 0));
+	ASSERT_EQ(0, stat_child_release(&ch));
+	EXPECT_EQ(0, stat_child_wait(&ch, 20000000ULL));
+	kill(getpid(), SIGTERM);
+	while (!stat_child_wait(&ch, 1000000000ULL))
+		;
+	stat_child_done(&ch);
+	EXPECT_EQ(128 + SIGTERM, stat_exit_code(ch.status));
+}
+
+static char *report(int (*fn)(FILE *, const struct stat_opts *, const struct stat_setup *,
+			      const struct stat_sys *, const struct stat_result *),
+		    const struct stat_opts *o, const struct stat_setup *s,
+		    const struct stat_sys *sys, const struct stat_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fn(f, o, s, sys, r);
+	fclose(f);
+	return buf;
+}
+
+/* A whole run as on an x86 box: the clock backend, wall time, the workload's exit status. */
+TEST(clock_run_and_reports)
+{
+	struct stat_result *r = calloc(1, sizeof(*r));
+	struct stat_sys sys;
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[600], *text;
+
+	/* o keeps pointers into argv: an array that outlives the statement. */
+	char *argv[] = { "pmu-stat", "--backend", "clock", "-I", "5", "--", "sh", "-c",
+			 "sleep 0.02; exit 3", NULL };
+	char *argv_module[] = { "pmu-stat", "--backend", "module", "-e", "inst_retired", "--",
+				"touch", "/tmp/pmu-stat-host-marker", NULL };
+
+	ASSERT_TRUE(r != NULL);
+	ASSERT_EQ(0, stat_opts_parse(9, argv, &o, err, sizeof(err)));
+	stat_sys_collect(&sys);
+	EXPECT_LE(1U, sys.nr_cpu);
+	ASSERT_EQ(0, stat_setup_events(&o, stat_sys_midr(&sys), &s, err, sizeof(err)));
+	ASSERT_EQ(0, stat_measure(&o, &s, &sys, r, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(STAT_CLOCK, r->backend);
+	EXPECT_EQ(3, stat_exit_code(r->wait_status));
+	EXPECT_LE(20000000ULL, r->elapsed_ns);
+	EXPECT_LE(3U, r->total_periods);
+
+	text = report(stat_report_text, &o, &s, &sys, r);
+	ASSERT_TRUE(text != NULL);
+	EXPECT_TRUE(strstr(text, "pmu-stat: sh -c sleep 0.02; exit 3") != NULL);
+	EXPECT_TRUE(strstr(text, "hardware counters are unavailable") != NULL) TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "Exit status:") != NULL);
+	free(text);
+	text = report(stat_report_csv, &o, &s, &sys, r);
+	EXPECT_TRUE(strstr(text, "# backend=clock") != NULL);
+	EXPECT_TRUE(strstr(text, "# exit_status=3") != NULL);
+	free(text);
+	text = report(stat_report_json, &o, &s, &sys, r);
+	EXPECT_TRUE(strstr(text, "\"backend\": \"clock\"") != NULL);
+	EXPECT_TRUE(strstr(text, "\"command\": [\"sh\", \"-c\", \"sleep 0.02; exit 3\"]") != NULL)
+		TH_LOG("%s", text);
+	free(text);
+
+	/* Asked for by name, a backend that cannot work here fails before the command runs. */
+	if (access("/dev/pmuser", F_OK)) {
+		ASSERT_EQ(0, stat_opts_parse(8, argv_module, &o, err, sizeof(err)));
+		unlink("/tmp/pmu-stat-host-marker");
+		ASSERT_EQ(0, stat_setup_events(&o, stat_sys_midr(&sys), &s, err, sizeof(err)));
+		EXPECT_GT(0, stat_measure(&o, &s, &sys, r, err, sizeof(err)));
+		EXPECT_TRUE(strstr(err, "module backend") != NULL) TH_LOG("%s", err);
+		EXPECT_NE(0, access("/tmp/pmu-stat-host-marker", F_OK));
+	}
+	free(r);
+}
+
+/* Reports and period files from synthetic module-backend results: numbers and layout. */
+TEST(reports_and_periods)
+{
+	struct stat_result *r = calloc(1, sizeof(*r));
+	struct stat_period row = { 0 };
+	struct stat_sys sys;
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300], *text, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int k;
+
+	char *argv[] = { "pmu-stat", "-e", "inst_retired", "-e", "br_pred,br_mis_pred", "x", NULL };
+
+	ASSERT_TRUE(r != NULL);
+	ASSERT_EQ(0, stat_opts_parse(6, argv, &o, err, sizeof(err)));
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	memset(&sys, 0, sizeof(sys));
+	sys.nr_online = sys.nr_cpu = 1;
+	sys.cpu[0].midr = MIDR_A72;
+	snprintf(sys.pmu, sizeof(sys.pmu), "test PMU");
+	r->backend = STAT_MODULE;
+	r->module_cpu = 0;
+	r->interval_ms = 100;
+	r->have_cycles = true;
+	r->cycles.supported = true;
+	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
+	r->cycles.raw = 2000000;
+	r->cycles.scaled = 2000000;
+	r->cycles.duty = 1;
+	r->total_periods = 4;
+	r->set_periods[0] = r->set_periods[1] = 2;
+	r->set_duty[0] = r->set_duty[1] = 0.5;
+	s.ev[0].raw = 500000;
+	s.ev[1].raw = 50000;
+	s.ev[2].raw = 1000;
+	for (k = 0; k < 3; k++) {
+		s.ev[k].duty = 0.5;
+		s.ev[k].scaled = 2.0 * (double)s.ev[k].raw;
+		s.ev[k].periods = 2;
+	}
+	text = report(stat_report_text, &o, &s, &sys, r);
+	ASSERT_TRUE(text != NULL);
+	EXPECT_TRUE(strstr(text, "  cycles:               2,000,000\n") != NULL) TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "  INST_RETIRED:         500,000  [1,000,000]  duty 50.0 %") != NULL);
+	EXPECT_TRUE(strstr(text, "  Set 1 periods:        2 (duty 50.0 %)") != NULL);
+	EXPECT_TRUE(strstr(text, "  CPI:                  2.000") != NULL);
+	EXPECT_TRUE(strstr(text, "  BR_PRED rate:         100.000 PTI") != NULL);
+	EXPECT_TRUE(strstr(text, "  Mispredict ratio:     2.000 %") != NULL);
+	EXPECT_TRUE(strstr(text, "Cortex-A72 (MIDR 0x410fd083)") != NULL);
+	free(text);
+	text = report(stat_report_csv, &o, &s, &sys, r);
+	EXPECT_TRUE(strstr(text, "event,INST_RETIRED,0,all,500000,1000000,0.500000,2\n") != NULL)
+		TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "metric,IPC,,,,0.500000,,\n") != NULL);
+	free(text);
+
+	r->periods.keep = true;
+	for (k = 0; k < 4; k++) {
+		row.t_ns = (uint64_t)(k + 1) * 100000000;
+		row.len_ns = row.running_ns = 100000000;
+		row.cpu = 0;
+		row.set = k % 2;
+		row.ev = -1;
+		row.delta = 500000;
+		ASSERT_EQ(0, stat_periods_add(&r->periods, &row));
+		row.ev = k % 2 ? 1 : 0;
+		row.delta = k % 2 ? 25000 : 250000;
+		ASSERT_EQ(0, stat_periods_add(&r->periods, &row));
+	}
+	r->elapsed_ns = 400000000;
+	f = open_memstream(&buf, &len);
+	ASSERT_EQ(0, stat_periods_write(f, &s, r));
+	fclose(f);
+	EXPECT_TRUE(strstr(buf, "time_s,period_s,cpu,set,event,delta,running_s\n") != NULL);
+	EXPECT_TRUE(strstr(buf, "0.200000,0.100000,0,1,BR_PRED,25000,0.100000\n") != NULL)
+		TH_LOG("%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ASSERT_EQ(0, stat_periods_plot(f, &s, r, "pmu-stat: <x> & y"));
+	fclose(f);
+	EXPECT_EQ(0, strncmp(buf, "<svg", 4));
+	EXPECT_TRUE(strstr(buf, "&lt;x> &amp; y") != NULL);
+	EXPECT_TRUE(strstr(buf, ">BR_PRED<") != NULL);
+	EXPECT_TRUE(strstr(buf, "max 2.5M/s") != NULL) TH_LOG("%s", buf);
+	EXPECT_TRUE(strstr(buf, "</svg>\n") != NULL);
+	free(buf);
+	stat_periods_free(&r->periods);
+	free(r);
+}
+
+TEST_HARNESS_MAIN
