@@ -312,6 +312,8 @@ int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus)
 		ret = -ENOENT;
 		goto unlock;
 	}
+	if (!cpus)
+		cpus = &pmuser_cpus;
 	if (!cpumask_subset(cpus, &pmuser_cpus)) {
 		ret = -EINVAL;
 		goto unlock;

@@ -15,6 +15,7 @@
 #include <linux/preempt.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
@@ -228,6 +229,13 @@ static int pmuser_ioctl_reset(struct file *file, void __user *uarg)
 		return ret;
 	if (req.flags)
 		return -EINVAL;
+	/* No CPU named: every configured CPU, whichever those are. */
+	if (!memchr_inv(req.cpus, 0, sizeof(req.cpus))) {
+		cpus_read_lock();
+		ret = pmuser_counters_reset(file, NULL);
+		cpus_read_unlock();
+		return ret;
+	}
 	cpus = kzalloc(cpumask_size(), GFP_KERNEL);
 	if (!cpus)
 		return -ENOMEM;

@@ -498,10 +498,11 @@ bool pmuser_event_supported(const struct pmuser_cpu_info *ci, uint32_t number)
 
 	if (ci->pmceid_source != PMUSER_PMCEID_HW)
 		return true;
-	if (number < 0x80)
-		word = number / 64;
-	else if (number >= 0x4000 && number < 0x4080)
-		word = 2 + (number - 0x4000) / 64;
+	/* The uapi layout: [0] events 0x00..0x3f, [1] events 0x4000..0x403f. */
+	if (number < 0x40)
+		word = 0;
+	else if (number >= 0x4000 && number < 0x4040)
+		word = 1;
 	else
 		return true;
 	return (ci->pmceid[word] >> (number % 64)) & 1;

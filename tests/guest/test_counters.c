@@ -99,4 +99,26 @@ TEST_F(counters, reset_zeroes)
 	EXPECT_EQ(0, (uint32_t)pmuser_counter_read_serial(hw));
 }
 
+/* An empty CPU set resets every configured CPU, also when only some are configured. */
+TEST(reset_of_a_partial_configuration)
+{
+	static const uint32_t ev[] = { EV_SW_INCR };
+	struct pmuser_config cfg;
+	int fd = pmuser_device_open();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pin_to_cpu(0));
+	config_events(&cfg, 0, ev, 1);
+	cfg.events[0].flags = PMUSER_COUNT_MASK;
+	cfg.cpus[0] = 1;
+	ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
+	ASSERT_EQ(0, pmuser_device_grant(fd, 0));
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_device_swinc(fd, 1U << cfg.events[0].hw_counter, 9));
+	EXPECT_EQ(9, (uint32_t)pmuser_counter_read_serial(cfg.events[0].hw_counter));
+	ASSERT_EQ(0, pmuser_device_reset(fd));
+	EXPECT_EQ(0, (uint32_t)pmuser_counter_read_serial(cfg.events[0].hw_counter));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
