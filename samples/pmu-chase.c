@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
-		WL_EV_L2D_CACHE_REFILL,
+		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes, i, n;
 	bool sequential = false, parsable = false;
@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 	struct wl_column col = { .label = "chase" };
 	struct wl_rng rng;
 	uint64_t *perm;
+	void *p;
 	char *mem, what[200], legend[160], buf[32];
 	int c;
 
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
 	free(perm);
 
 	/* The list must be one chain through every node, or the prediction is wrong. */
-	for (n = 0, i = args.head; i; i = (uintptr_t)*(void **)i)
+	for (n = 0, p = (void *)args.head; p; p = *(void **)p)
 		n++;
 	if (n != nodes) {
 		fprintf(stderr, TOOL ": internal error: list has %" PRIu64 " of %" PRIu64 " nodes\n",

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE_REFILL,
-		WL_EV_L2D_CACHE_REFILL, WL_EV_STALL_BACKEND,
+		WL_EV_STALL_FRONTEND, WL_EV_STALL_BACKEND,
 	};
 	uint64_t n = 128, seed = 1, i;
 	bool parsable = false;

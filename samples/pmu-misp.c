@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 		else
 			printf("measured mispredict ratio: not supported by this PMU (%s)\n",
 			       wl_index(&h, WL_EV_BR_MIS_PRED) >= 0 &&
-			       pmuser_counters_supported(h.c, (unsigned int)wl_index(&h, WL_EV_BR_MIS_PRED)) ?
+			       wl_counts_here(&h, (unsigned int)wl_index(&h, WL_EV_BR_MIS_PRED)) ?
 			       "no BR_RETIRED" : "no BR_MIS_PRED");
 	}
 	wl_close(&h);

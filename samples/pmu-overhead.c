@@ -202,7 +202,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (wl_open_spec(&h, TOOL, parsable, "inst_retired:u,inst_retired:uk",
+#if defined(PMUSER_FAST_V6)
+	/* ARM1176 counts every mode: both counters count the same. */
+#define INST_SPEC "instr_exec,instr_exec"
+#else
+#define INST_SPEC "inst_retired:u,inst_retired:uk"
+#endif
+	if (wl_open_spec(&h, TOOL, parsable, INST_SPEC,
 			 PMUSER_COUNT_USER | PMUSER_COUNT_KERNEL))
 		return 1;
 	module = pmuser_counters_backend(h.c) == PMUSER_BACKEND_MODULE;
@@ -258,10 +264,15 @@ int main(int argc, char **argv)
 		if (!m->available)
 			continue;
 		if (k == MMAP || k == READ1 || k == READG) {
+#if defined(PMUSER_FAST_V6)
+			/* ARM1176: INSTR_EXEC, BR_EXEC, DCACHE_ACCESS (every mode). */
+			static const char *const spec[] = { "0x7", "0x7", "0x7,0x5,0xa" };
+#else
 			static const char *const spec[] = {
 				"inst_retired:uk", "inst_retired:uk",
 				"inst_retired:uk,cpu_cycles:uk,inst_retired:u",
 			};
+#endif
 			own = open_set(m, k == MMAP ? PMUSER_BACKEND_PERF_MMAP :
 				       PMUSER_BACKEND_PERF_READ, spec[k - MMAP],
 				       k == MMAP ? "perf-mmap" : "perf-read");
@@ -275,10 +286,10 @@ int main(int argc, char **argv)
 				 pmuser_counters_nr(own) > 1 ? "s" : "");
 		}
 		measure_loop(&h, m->fn, m->ctx, (unsigned long)reads, (unsigned int)runs, best);
-		m->have_cycles = pmuser_counters_supported(h.c, WL_CYCLES);
+		m->have_cycles = wl_counts_here(&h, WL_CYCLES);
 		m->cycles = (double)(best[WL_CYCLES] - null_best[WL_CYCLES]) / (double)reads;
-		m->have_inst = pmuser_counters_supported(h.c, M_INST_U) &&
-			       pmuser_counters_supported(h.c, M_INST_UK);
+		m->have_inst = wl_counts_here(&h, M_INST_U) &&
+			       wl_counts_here(&h, M_INST_UK);
 		m->inst_u = (double)(best[M_INST_U] - null_best[M_INST_U]) / (double)reads;
 		m->inst_uk = (double)(best[M_INST_UK] - null_best[M_INST_UK]) / (double)reads;
 

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
-		WL_EV_L2D_CACHE_REFILL,
+		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 64 << 10, stride = 64, iterations = 0, count, i, it;
 	bool parsable = false;

@@ -43,6 +43,43 @@ static uint32_t current_midr(void)
 	return 0;
 }
 
+/*
+ * The tools name events by their ARMv8/ARMv7 numbers; ARM1176 numbers its own: the nearest
+ * equivalents there (it counts every mode, has no BR_RETIRED but counts executed branches).
+ */
+static const struct {
+	uint32_t arch, arm1176;
+} v6_events[] = {
+	{ WL_EV_INST_RETIRED, 0x07 },		/* INSTR_EXEC */
+	{ WL_EV_BR_RETIRED, 0x05 },		/* BR_EXEC */
+	{ WL_EV_BR_MIS_PRED, 0x06 },		/* BR_MISPREDICT */
+	{ WL_EV_L1D_CACHE, 0x0a },		/* DCACHE_ACCESS */
+	{ WL_EV_L1D_CACHE_REFILL, 0x0b },	/* DCACHE_MISS */
+	{ WL_EV_STALL_FRONTEND, 0x01 },		/* IBUF_STALL */
+	{ WL_EV_STALL_BACKEND, 0x02 },		/* DDEP_STALL */
+};
+
+static uint32_t native_event(uint32_t arch)
+{
+#if defined(PMUSER_FAST_V6)
+	for (size_t i = 0; i < sizeof(v6_events) / sizeof(v6_events[0]); i++)
+		if (v6_events[i].arch == arch)
+			return v6_events[i].arm1176;
+#endif
+	(void)v6_events;
+	return arch;
+}
+
+static uint32_t arch_event(uint32_t native)
+{
+#if defined(PMUSER_FAST_V6)
+	for (size_t i = 0; i < sizeof(v6_events) / sizeof(v6_events[0]); i++)
+		if (v6_events[i].arm1176 == native)
+			return v6_events[i].arch;
+#endif
+	return native;
+}
+
 /* Everything between the region reads is this function's own code and the kernel. */
 static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *c,
 							struct pmuser_region *r,
@@ -51,6 +88,43 @@ static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *
 	pmuser_region_start(c, r);
 	fn(args);
 	pmuser_region_stop(c, r);
+}
+
+bool wl_counts_here(const struct wl_harness *h, unsigned int i)
+{
+	return i < h->nr && pmuser_counters_supported(h->c, i) && !h->dead[i];
+}
+
+/*
+ * Marks the event counters that stay at 0 over work that causes every event the tools ask
+ * for: loads, branches and coin-flip mispredicts (the scan, which also stalls both ends of
+ * the pipeline) and L1 refills (a walk of 512 KiB, larger than any L1, done twice).
+ */
+static int probe_events(struct wl_harness *h)
+{
+	const size_t bytes = 512 << 10, scanned = 128 << 10;
+	struct pmuser_region r;
+	struct wl_misp_args scan;
+	struct wl_walk_args walk;
+	struct wl_rng rng;
+	unsigned int i;
+	char *buf = malloc(bytes);
+
+	if (!buf)
+		return -1;
+	wl_rng_seed(&rng, 7);
+	for (i = 0; i < bytes; i++)
+		buf[i] = (wl_rng_next(&rng) >> 32) & 1 ? '1' : '0';
+	scan = (struct wl_misp_args){ (uintptr_t)buf, scanned, 1, 0 };
+	walk = (struct wl_walk_args){ (uintptr_t)buf, bytes / 64, 64, 2, 0 };
+	pmuser_region_start(h->c, &r);
+	wl_k_misp(&scan);
+	wl_k_walk(&walk);
+	pmuser_region_stop(h->c, &r);
+	for (i = 1; i < h->nr; i++)
+		h->dead[i] = pmuser_counters_supported(h->c, i) && r.raw[i] == 0;
+	free(buf);
+	return 0;
 }
 
 int wl_index(const struct wl_harness *h, uint32_t event)
@@ -68,7 +142,7 @@ bool wl_value(const struct wl_harness *h, const struct wl_column *col, uint32_t 
 {
 	int i = wl_index(h, event);
 
-	if (i < 0 || !pmuser_counters_supported(h->c, (unsigned int)i))
+	if (i < 0 || !wl_counts_here(h, (unsigned int)i))
 		return false;
 	*value = col->value[i];
 	return true;
@@ -102,7 +176,7 @@ int wl_open(struct wl_harness *h, const char *tool, bool parsable, const uint32_
 	spec[0] = '\0';
 	for (i = 0; i < n && used < sizeof(spec); i++)
 		used += (size_t)snprintf(spec + used, sizeof(spec) - used, "%s0x%x", i ? "," : "",
-					 events[i]);
+					 native_event(events[i]));
 	return wl_open_spec(h, tool, parsable, spec, 0);
 }
 
@@ -147,7 +221,7 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 	h->nr = pmuser_counters_nr(h->c);
 	h->event[0] = WL_EV_CPU_CYCLES;
 	for (i = 1; i < h->nr; i++)
-		h->event[i] = attr.events[i - 1].event;
+		h->event[i] = arch_event(attr.events[i - 1].event);
 
 	ret = pmuser_region_calibrate(h->c, CALIBRATION_ROUNDS);
 	if (ret) {
@@ -166,6 +240,11 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 	for (i = 0; i < h->nr; i++)
 		h->harness[i] = pmuser_counters_supported(h->c, i) ? best[i] - empty_own(h, i) : 0;
 
+	if (probe_events(h)) {
+		fprintf(stderr, "%s: out of memory for the event probe\n", tool);
+		wl_close(h);
+		return -1;
+	}
 	/* Counters that read but never move (QEMU's ARM1176) would report zeros: refuse. */
 	run_between_reads(h->c, &r, wl_k_raw_chain, &busy);
 	for (i = 0; i < h->nr; i++) {
@@ -208,7 +287,7 @@ void wl_measure(struct wl_harness *h, wl_kernel_fn fn, void *args, struct wl_col
 
 	run_between_reads(h->c, &r, fn, args);
 	for (i = 0; i < h->nr; i++)
-		col->value[i] = pmuser_counters_supported(h->c, i) ? r.delta[i] - h->harness[i] : 0;
+		col->value[i] = wl_counts_here(h, i) ? r.delta[i] - h->harness[i] : 0;
 }
 
 const char *wl_group(char *buf, size_t len, uint64_t v)
@@ -263,7 +342,7 @@ static void report_parsable(const struct wl_harness *h, const struct wl_column *
 	printf("wl tool=%s backend=%s predicts=%d\n", h->tool,
 	       pmuser_backend_name(pmuser_counters_backend(h->c)), WL_PREDICTS);
 	for (i = 0; i < h->nr; i++) {
-		if (pmuser_counters_supported(h->c, i))
+		if (wl_counts_here(h, i))
 			printf("wl tool=%s harness counter=%s value=%" PRId64 "\n", h->tool,
 			       pmuser_counters_name(h->c, i), h->harness[i]);
 	}
@@ -279,7 +358,7 @@ static void report_parsable(const struct wl_harness *h, const struct wl_column *
 				printf(" predicted=%" PRIu64, wl_pred_total(p));
 			else
 				printf(" predicted=-");
-			if (pmuser_counters_supported(h->c, i))
+			if (wl_counts_here(h, i))
 				printf(" measured=%" PRId64 "\n", cols[k].value[i]);
 			else
 				printf(" measured=unsupported\n");
@@ -308,7 +387,7 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 		printf("predictions: exact by construction from the %s kernels (%s)\n", WL_ISA,
 		       legend);
 	i = (unsigned int)wl_index(h, WL_EV_INST_RETIRED);
-	if (wl_index(h, WL_EV_INST_RETIRED) >= 0 && pmuser_counters_supported(h->c, i))
+	if (wl_index(h, WL_EV_INST_RETIRED) >= 0 && wl_counts_here(h, i))
 		printf("harness: %" PRId64 " instructions per measurement (the call into the kernel, "
 		       "measured with one that only returns), subtracted below\n", h->harness[i]);
 	for (k = 0; k < ncols; k++) {
@@ -318,7 +397,7 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 		for (i = 0; i < h->nr; i++) {
 			const char *name = pmuser_counters_name(h->c, i), *pwhat;
 			const struct wl_pred *p = prediction_for(col, h->event[i], &pwhat);
-			bool ok = pmuser_counters_supported(h->c, i);
+			bool ok = wl_counts_here(h, i);
 
 			if (p && p->known) {
 				wl_pred_formula(p, f, sizeof(f));

@@ -18,13 +18,15 @@
 #include "pmuser.h"
 #include "wl_kernels.h"
 
-/* Architectural event numbers (ARMv8 PMUv3; the ARMv7 ones agree where they exist). */
+/*
+ * Architectural event numbers (ARMv8 PMUv3; the ARMv7 ones agree where they exist). On
+ * ARM1176 wl_open() counts the nearest ARM1176 events instead (wl_harness.c).
+ */
 #define WL_EV_L1D_CACHE_REFILL	0x03
 #define WL_EV_L1D_CACHE		0x04
 #define WL_EV_INST_RETIRED	0x08
 #define WL_EV_BR_MIS_PRED	0x10
 #define WL_EV_CPU_CYCLES	0x11
-#define WL_EV_L2D_CACHE_REFILL	0x17
 #define WL_EV_BR_RETIRED	0x21
 #define WL_EV_STALL_FRONTEND	0x23
 #define WL_EV_STALL_BACKEND	0x24
@@ -40,6 +42,12 @@ struct wl_harness {
 	uint32_t event[PMUSER_COUNTERS_MAX];	/* WL_EV_CPU_CYCLES for counter 0 */
 	/* The call sequence's cost per counter: the empty kernel's delta minus its own. */
 	int64_t harness[PMUSER_COUNTERS_MAX];
+	/*
+	 * Opened, but never counted in a probe that surely causes the event: without PMCEID
+	 * (ARMv7) nothing else tells that a PMU lacks an event (QEMU's Cortex-A15 counts only
+	 * cycles and instructions), and a lacking event must not be reported as 0.
+	 */
+	bool dead[PMUSER_COUNTERS_MAX];
 };
 
 /* What one kernel run measured, harness removed; value[i] meaningless if unsupported. */
@@ -56,7 +64,8 @@ struct wl_column {
  */
 int wl_open(struct wl_harness *h, const char *tool, bool parsable, const uint32_t *events,
 	    unsigned int n);
-/* The same from an event spec (pmuser_evspec_parse) and the cycle counter's PMUSER_COUNT_*. */
+/*
+ * The same from an event spec (pmuser_evspec_parse; ARM1176 event numbers on ARMv6) and the cycle counter's PMUSER_COUNT_*. */
 int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const char *spec,
 		 uint32_t cycle_flags);
 void wl_close(struct wl_harness *h);
@@ -69,6 +78,9 @@ void wl_measure(struct wl_harness *h, wl_kernel_fn fn, void *args, struct wl_col
  * counters would wrap inside one region.
  */
 int wl_check_budget(const char *tool, const char *label, const struct wl_counts *pred);
+
+/* Whether counter i counts here: supported by the backend and alive in the probe. */
+bool wl_counts_here(const struct wl_harness *h, unsigned int i);
 
 /* Counter index of event, or -1 if the set does not have it. */
 int wl_index(const struct wl_harness *h, uint32_t event);
