@@ -171,8 +171,8 @@ int main(int argc, char **argv)
 		cell(&h, &cols[k], WL_EV_BR_MIS_PRED);
 		putchar('\n');
 	}
-	printf("unsupported: not supported by this PMU. Under emulation (QEMU) cycles follow "
-	       "instructions, so every IPC is 1: hazards show on hardware only.\n");
+	printf("unsupported: not supported by this PMU. Under QEMU -icount a cycle is an "
+	       "instruction, so every IPC is 1: the hazards show on hardware.\n");
 	wl_close(&h);
 	free(random_bytes);
 	free(one_bytes);

@@ -239,8 +239,9 @@ int main(int argc, char **argv)
 	}
 	all_ctx.c = h.c;
 	methods[ALL].ctx = &all_ctx;
-	snprintf(methods[ALL].detail, sizeof(methods[ALL].detail), "module, %u counters",
-		 pmuser_counters_nr(h.c));
+	if (module)
+		snprintf(methods[ALL].detail, sizeof(methods[ALL].detail), "module, %u counters",
+			 pmuser_counters_nr(h.c));
 	methods[CLOCK].ctx = &ts;
 	if (!wl_cntvct_usable(&why)) {
 		methods[CNTVCT].available = false;

@@ -81,7 +81,7 @@ static void check_tool(struct __test_metadata *_metadata, const char *cmd,
 	res->harness = -1;
 	res->status = run(cmd, out, sizeof(out));
 	ASSERT_EQ(0, res->status) TH_LOG("%s", cmd);
-	ASSERT_NE(NULL, strstr(out, "backend=module")) TH_LOG("%s: %s", cmd, out);
+	ASSERT_TRUE(strstr(out, "backend=module") != NULL) TH_LOG("%s: %s", cmd, out);
 	for (line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		if (strncmp(line, "wl ", 3))
 			continue;
@@ -90,8 +90,8 @@ static void check_tool(struct __test_metadata *_metadata, const char *cmd,
 			res->harness = strtol(val, NULL, 10);
 		if (!kv(line, "run", val, sizeof(val)) || !kv(line, "counter", counter, sizeof(counter)))
 			continue;
-		ASSERT_NE(NULL, kv(line, "predicted", pred, sizeof(pred)));
-		ASSERT_NE(NULL, kv(line, "measured", meas, sizeof(meas)));
+		ASSERT_TRUE(kv(line, "predicted", pred, sizeof(pred)) != NULL);
+		ASSERT_TRUE(kv(line, "measured", meas, sizeof(meas)) != NULL);
 		if (!strcmp(counter, "INST_RETIRED")) {
 			EXPECT_STREQ(pred, meas) TH_LOG("%s: %.*s", cmd,
 							(int)strcspn(line, "\n"), line);
@@ -243,9 +243,9 @@ TEST(no_crash_without_counters)
 	if (st)
 		return;
 	for (line = strstr(out, "run="); line; line = strstr(line + 1, "run=")) {
-		ASSERT_NE(NULL, kv(line, "counter", counter, sizeof(counter)));
-		ASSERT_NE(NULL, kv(line, "predicted", pred, sizeof(pred)));
-		ASSERT_NE(NULL, kv(line, "measured", meas, sizeof(meas)));
+		ASSERT_TRUE(kv(line, "counter", counter, sizeof(counter)) != NULL);
+		ASSERT_TRUE(kv(line, "predicted", pred, sizeof(pred)) != NULL);
+		ASSERT_TRUE(kv(line, "measured", meas, sizeof(meas)) != NULL);
 		if (!strcmp(counter, "cycles") || !strcmp(counter, "ns"))
 			continue;
 		/* A count is either the prediction (instructions) or plainly unsupported. */
@@ -278,7 +278,7 @@ TEST(bad_input_refused)
 		snprintf(cmd, sizeof(cmd), "%s 2>&1 >/dev/null", cmds[i]);
 		st = run(cmd, out, sizeof(out));
 		EXPECT_LT(0, st) TH_LOG("'%s' exited %d (-1: signal)", cmds[i], st);
-		EXPECT_NE(NULL, strstr(out, "pmu-")) TH_LOG("'%s' gave no message: '%s'", cmds[i],
+		EXPECT_TRUE(strstr(out, "pmu-") != NULL) TH_LOG("'%s' gave no message: '%s'", cmds[i],
 							  out);
 	}
 }
