@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-chase: pointer chasing through a linked list of cache-line nodes laid out in a random
+ * order (so prefetchers cannot follow), walked end to end repeatedly. Prints the predicted
+ * instruction, branch and load counts of the kernel next to the measured ones, and the
+ * cycles per load: the latency of the memory level the list fits in.
+ *
+ * usage: pmu-chase [-s SIZE] [-i ITERATIONS] [-l LINE] [--seed N] [--sequential] [-p]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_harness.h"
+
+#define TOOL "pmu-chase"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " TOOL " [options]\n"
+		"  -s, --size SIZE        list size in bytes, K/M/G suffixes (default 32K)\n"
+		"  -i, --iterations N     traversals of the whole list (default: about 1M loads)\n"
+		"  -l, --line BYTES       node size: one cache line (default 64)\n"
+		"      --seed N           shuffle seed (default 1)\n"
+		"      --sequential       nodes in address order instead of shuffled\n"
+		"  -p, --parsable         key=value lines instead of the report\n"
+		"  -h, --help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "line", required_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "sequential", no_argument, NULL, 'q' },
+		{ "parsable", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const uint32_t events[] = {
+		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
+		WL_EV_STALL_BACKEND,
+	};
+	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes, i, n;
+	bool sequential = false, parsable = false;
+	struct wl_chase_args args;
+	struct wl_harness h;
+	struct wl_column col = { .label = "chase" };
+	struct wl_rng rng;
+	uint64_t *perm;
+	void *p;
+	char *mem, what[200], legend[160], buf[32];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:i:l:ph", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (wl_parse_u64(TOOL, "--size", optarg, true, 1, 1ULL << 30, &size))
+				return 2;
+			break;
+		case 'i':
+			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, UINT32_MAX,
+					 &iterations))
+				return 2;
+			break;
+		case 'l':
+			if (wl_parse_u64(TOOL, "--line", optarg, false, sizeof(void *), 4096, &line))
+				return 2;
+			if (line % sizeof(void *)) {
+				fprintf(stderr, TOOL ": --line: %" PRIu64 " is not a multiple of %zu\n",
+					line, sizeof(void *));
+				return 2;
+			}
+			break;
+		case 'S':
+			if (wl_parse_u64(TOOL, "--seed", optarg, false, 0, UINT64_MAX, &seed))
+				return 2;
+			break;
+		case 'q':
+			sequential = true;
+			break;
+		case 'p':
+			parsable = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	nodes = size / line;
+	if (!nodes) {
+		fprintf(stderr, TOOL ": --size %" PRIu64 " holds no node of %" PRIu64 " bytes\n",
+			size, line);
+		return 2;
+	}
+	if (!iterations)
+		iterations = nodes >= (1 << 20) ? 1 : (1 << 20) / nodes;
+	wl_predict_chase(nodes, iterations, &col.pred);
+	if (wl_check_budget(TOOL, "the chase", &col.pred))
+		return 2;
+
+	mem = aligned_alloc((size_t)line < 64 ? 64 : (size_t)line, (size_t)(nodes * line));
+	perm = malloc((size_t)nodes * sizeof(*perm));
+	if (!mem || !perm) {
+		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " nodes\n", nodes);
+		return 1;
+	}
+	memset(mem, 0, (size_t)(nodes * line));
+	for (i = 0; i < nodes; i++)
+		perm[i] = i;
+	wl_rng_seed(&rng, seed);
+	/* Fisher-Yates: every order equally likely, so no stride for a prefetcher to learn. */
+	for (i = nodes - 1; !sequential && i > 0; i--) {
+		uint64_t j = wl_rng_below(&rng, i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < nodes; i++)
+		*(void **)(mem + perm[i] * line) = i + 1 < nodes ? mem + perm[i + 1] * line : NULL;
+	args.head = (uintptr_t)(mem + perm[0] * line);
+	free(perm);
+
+	/* The list must be one chain through every node, or the prediction is wrong. */
+	for (n = 0, p = (void *)args.head; p; p = *(void **)p)
+		n++;
+	if (n != nodes) {
+		fprintf(stderr, TOOL ": internal error: list has %" PRIu64 " of %" PRIu64 " nodes\n",
+			n, nodes);
+		return 1;
+	}
+
+	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+		return 1;
+	args.iterations = 1;
+	wl_k_chase(&args);	/* warm the caches and TLBs, untimed */
+	args.iterations = iterations;
+	wl_measure(&h, wl_k_chase, &args, &col);
+
+	snprintf(what, sizeof(what), "%" PRIu64 " nodes of %" PRIu64 " B (%s bytes), %s order, "
+		 "%" PRIu64 " traversals", nodes, line, wl_group(buf, sizeof(buf), nodes * line),
+		 sequential ? "address" : "shuffled", iterations);
+	snprintf(legend, sizeof(legend), "N=%" PRIu64 " nodes, I=%" PRIu64 " traversals", nodes,
+		 iterations);
+	wl_report(&h, what, &col, 1, legend);
+	if (!parsable && pmuser_counters_backend(h.c) != PMUSER_BACKEND_CLOCK)
+		printf("\nlatency: %.3f cycles per load (%s loads)\n",
+		       (double)col.value[WL_CYCLES] / (double)(nodes * iterations),
+		       wl_group(buf, sizeof(buf), nodes * iterations));
+	else if (!parsable)
+		printf("\nlatency: %.3f ns per load (%s loads)\n",
+		       (double)col.value[WL_CYCLES] / (double)(nodes * iterations),
+		       wl_group(buf, sizeof(buf), nodes * iterations));
+	wl_close(&h);
+	free(mem);
+	return 0;
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-hazards: one kernel pair per class of pipeline hazard, each pair the same instruction
+ * count with and without the hazard, so the difference in cycles is the hazard's cost:
+ *   data (read after write)  8 dependent adds per iteration   vs 8 independent adds
+ *   structural               8 independent divides (one divider unit) vs 8 multiplies
+ *   control                  the mispredict scan over random '0'/'1' vs all '1' bytes
+ * Reports cycles, instructions (predicted exactly), IPC, and the stall and mispredict events
+ * where the PMU has them.
+ *
+ * usage: pmu-hazards [-i ITERATIONS] [-s SIZE] [-p]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wl_harness.h"
+
+#define TOOL "pmu-hazards"
+#define RUNS 6
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " TOOL " [options]\n"
+		"  -i, --iterations N     iterations of the 8-operation blocks (default 100000)\n"
+		"  -s, --size SIZE        bytes scanned by the control-hazard pair (default 64K)\n"
+		"  -p, --parsable         key=value lines instead of the report\n"
+		"  -h, --help\n");
+}
+
+/* One summary cell: the event's count, or why there is none. */
+static void cell(const struct wl_harness *h, const struct wl_column *col, uint32_t event)
+{
+	char buf[32];
+	int64_t v;
+
+	if (wl_value(h, col, event, &v))
+		printf(" %15s", wl_group(buf, sizeof(buf), v < 0 ? 0 : (uint64_t)v));
+	else
+		printf(" %15s", "unsupported");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "size", required_argument, NULL, 's' },
+		{ "parsable", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const uint32_t events[] = {
+		WL_EV_INST_RETIRED, WL_EV_STALL_FRONTEND, WL_EV_STALL_BACKEND, WL_EV_BR_MIS_PRED,
+		WL_EV_BR_RETIRED,
+	};
+	static const char *const hazard[RUNS] = {
+		"data (RAW)", "none", "structural", "none", "control", "none",
+	};
+	uint64_t iterations = 100000, size = 64 << 10, ones = 0, i;
+	bool parsable = false, have_div;
+	struct wl_column cols[RUNS] = {
+		{ .label = "raw_chain" }, { .label = "raw_indep" }, { .label = "div_indep" },
+		{ .label = "mul_indep" }, { .label = "misp_random" }, { .label = "misp_ones" },
+	};
+	struct wl_hazard_args ha;
+	struct wl_misp_args random_args, ones_args;
+	struct wl_harness h;
+	struct wl_rng rng;
+	const char *no_div;
+	char *random_bytes, *one_bytes, what[200], legend[200];
+	unsigned int ncols = 0, k;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "i:s:ph", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, 100000000,
+					 &iterations))
+				return 2;
+			break;
+		case 's':
+			if (wl_parse_u64(TOOL, "--size", optarg, true, 1, 64 << 20, &size))
+				return 2;
+			break;
+		case 'p':
+			parsable = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	random_bytes = malloc((size_t)size);
+	one_bytes = malloc((size_t)size);
+	if (!random_bytes || !one_bytes) {
+		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);
+		return 1;
+	}
+	wl_rng_seed(&rng, 1);
+	for (i = 0; i < size; i++) {
+		random_bytes[i] = (wl_rng_next(&rng) >> 32) & 1 ? '1' : '0';
+		ones += random_bytes[i] == '1';
+	}
+	memset(one_bytes, '1', (size_t)size);
+	have_div = wl_have_divide(&no_div);
+
+	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+		return 1;
+	ha.iterations = iterations;
+	random_args = (struct wl_misp_args){ (uintptr_t)random_bytes, size, 1, 0 };
+	ones_args = (struct wl_misp_args){ (uintptr_t)one_bytes, size, 1, 0 };
+	wl_predict_raw_chain(iterations, &cols[0].pred);
+	wl_measure(&h, wl_k_raw_chain, &ha, &cols[0]);
+	wl_predict_raw_indep(iterations, &cols[1].pred);
+	wl_measure(&h, wl_k_raw_indep, &ha, &cols[1]);
+	ncols = 2;
+	if (have_div) {
+		wl_predict_div_indep(iterations, &cols[ncols].pred);
+		wl_measure(&h, wl_k_div_indep, &ha, &cols[ncols++]);
+	}
+	cols[ncols].label = cols[3].label;
+	wl_predict_mul_indep(iterations, &cols[ncols].pred);
+	wl_measure(&h, wl_k_mul_indep, &ha, &cols[ncols++]);
+	cols[ncols].label = cols[4].label;
+	wl_k_misp(&random_args);	/* warm the caches, untimed */
+	wl_predict_misp(size, ones, 1, &cols[ncols].pred);
+	wl_measure(&h, wl_k_misp, &random_args, &cols[ncols++]);
+	cols[ncols].label = cols[5].label;
+	wl_k_misp(&ones_args);
+	wl_predict_misp(size, size, 1, &cols[ncols].pred);
+	wl_measure(&h, wl_k_misp, &ones_args, &cols[ncols++]);
+
+	snprintf(what, sizeof(what), "data, structural and control hazards, %" PRIu64
+		 " iterations of 8 operations; scans of %" PRIu64 " bytes", iterations, size);
+	snprintf(legend, sizeof(legend), "I=%" PRIu64 " iterations; scans: S=%" PRIu64
+		 " bytes, K='1' bytes, I=1 pass", iterations, size);
+	wl_report(&h, what, cols, ncols, legend);
+	if (!have_div && !parsable)
+		printf("\ndiv_indep: skipped: %s\n", no_div);
+	else if (!have_div)
+		printf("wl tool=" TOOL " run=div_indep skipped=\"%s\"\n", no_div);
+	if (parsable) {
+		wl_close(&h);
+		return 0;
+	}
+
+	printf("\n%-12s %-12s %8s %15s %15s %15s\n", "hazard", "kernel", "IPC", "STALL_FRONTEND",
+	       "STALL_BACKEND", "BR_MIS_PRED");
+	for (k = 0; k < ncols; k++) {
+		int64_t inst = 0, cyc = cols[k].value[WL_CYCLES];
+		unsigned int which = k + (!have_div && k >= 2);
+
+		printf("%-12s %-12s", hazard[which], cols[k].label);
+		if (wl_value(&h, &cols[k], WL_EV_INST_RETIRED, &inst) && cyc > 0 &&
+		    pmuser_counters_backend(h.c) != PMUSER_BACKEND_CLOCK)
+			printf(" %8.3f", (double)inst / (double)cyc);
+		else
+			printf(" %8s", "n/a");
+		cell(&h, &cols[k], WL_EV_STALL_FRONTEND);
+		cell(&h, &cols[k], WL_EV_STALL_BACKEND);
+		cell(&h, &cols[k], WL_EV_BR_MIS_PRED);
+		putchar('\n');
+	}
+	printf("unsupported: not supported by this PMU. Under QEMU -icount a cycle is an "
+	       "instruction, so every IPC is 1: the hazards show on hardware.\n");
+	wl_close(&h);
+	free(random_bytes);
+	free(one_bytes);
+	return 0;
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-misp: the branch-mispredict test kernel. Counts the '1' bytes of an array of random
+ * '0'/'1' bytes; the branch on each byte is a coin flip no predictor can learn, while the
+ * loop branch is always predicted. Half of the data branches, so a quarter of all branches,
+ * should mispredict. Branch counts are predicted exactly; the mispredict rate is hardware's.
+ *
+ * usage: pmu-misp [-s SIZE] [-i ITERATIONS] [--seed N] [--ones | --zeros] [-p]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "wl_harness.h"
+
+#define TOOL "pmu-misp"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " TOOL " [options]\n"
+		"  -s, --size SIZE        array bytes, K/M/G suffixes (default 256K)\n"
+		"  -i, --iterations N     passes over the array (default 4)\n"
+		"      --seed N           random fill seed (default 1)\n"
+		"      --ones, --zeros    fill with '1' (or '0') only: every branch predictable\n"
+		"  -p, --parsable         key=value lines instead of the report\n"
+		"  -h, --help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "ones", no_argument, NULL, '1' },
+		{ "zeros", no_argument, NULL, '0' },
+		{ "parsable", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const uint32_t events[] = {
+		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_BR_MIS_PRED, WL_EV_STALL_FRONTEND,
+	};
+	uint64_t size = 256 << 10, iterations = 4, seed = 1, ones = 0, i;
+	int fill = -1, c;	/* -1 random, else the only byte */
+	bool parsable = false;
+	struct wl_misp_args args;
+	struct wl_harness h;
+	struct wl_column col = { .label = "misp" };
+	struct wl_rng rng;
+	int64_t mis, br;
+	char *array, what[200], legend[200], b1[32], b2[32];
+
+	while ((c = getopt_long(argc, argv, "s:i:ph", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (wl_parse_u64(TOOL, "--size", optarg, true, 1, 1ULL << 30, &size))
+				return 2;
+			break;
+		case 'i':
+			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, UINT32_MAX,
+					 &iterations))
+				return 2;
+			break;
+		case 'S':
+			if (wl_parse_u64(TOOL, "--seed", optarg, false, 0, UINT64_MAX, &seed))
+				return 2;
+			break;
+		case '1':
+		case '0':
+			if (fill >= 0 && fill != c) {
+				fprintf(stderr, TOOL ": --ones and --zeros exclude each other\n");
+				return 2;
+			}
+			fill = c;
+			break;
+		case 'p':
+			parsable = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	array = malloc((size_t)size);
+	if (!array) {
+		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);
+		return 1;
+	}
+	wl_rng_seed(&rng, seed);
+	for (i = 0; i < size; i++) {
+		array[i] = fill >= 0 ? (char)fill : (wl_rng_next(&rng) >> 32) & 1 ? '1' : '0';
+		ones += array[i] == '1';
+	}
+	wl_predict_misp(size, ones, iterations, &col.pred);
+	if (wl_check_budget(TOOL, "the scan", &col.pred))
+		return 2;
+
+	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+		return 1;
+	args = (struct wl_misp_args){ .array = (uintptr_t)array, .size = size, .iterations = 1 };
+	wl_k_misp(&args);	/* warm the caches, untimed */
+	args.iterations = iterations;
+	wl_measure(&h, wl_k_misp, &args, &col);
+	if (args.ones != (uintptr_t)(ones * iterations)) {
+		fprintf(stderr, TOOL ": kernel counted %" PRIu64 " '1' bytes, expected %" PRIu64 "\n",
+			(uint64_t)args.ones, ones * iterations);
+		wl_close(&h);
+		return 1;
+	}
+
+	snprintf(what, sizeof(what), "%s bytes, %s, %" PRIu64 " passes",
+		 wl_group(b1, sizeof(b1), size),
+		 fill == '1' ? "all '1'" : fill == '0' ? "all '0'" : "random '0'/'1'", iterations);
+	snprintf(legend, sizeof(legend), "S=%" PRIu64 " bytes, K=%" PRIu64 " of them '1', I=%"
+		 PRIu64 " passes", size, ones, iterations);
+	wl_report(&h, what, &col, 1, legend);
+	if (parsable) {
+		printf("wl tool=" TOOL " data_branches=%" PRIu64 " taken=%" PRIu64 "\n",
+		       size * iterations, (size - ones) * iterations);
+	} else {
+		printf("\ndata-dependent branches: %s (S*I), taken (byte not '1'): %s\n",
+		       wl_group(b1, sizeof(b1), size * iterations),
+		       wl_group(b2, sizeof(b2), (size - ones) * iterations));
+		printf("expected mispredicts: %s\n", fill >= 0 ?
+		       "about 0 (every branch goes one way)" :
+		       "about half the data branches, 25% of all branches (Cortex-A72: 0.250)");
+		if (wl_value(&h, &col, WL_EV_BR_MIS_PRED, &mis) &&
+		    wl_value(&h, &col, WL_EV_BR_RETIRED, &br) && br > 0)
+			printf("measured mispredict ratio: %.3f of all branches, %.3f of data "
+			       "branches\n", (double)mis / (double)br,
+			       (double)mis / (double)(size * iterations));
+		else
+			printf("measured mispredict ratio: not supported by this PMU (%s)\n",
+			       wl_index(&h, WL_EV_BR_MIS_PRED) >= 0 &&
+			       wl_counts_here(&h, (unsigned int)wl_index(&h, WL_EV_BR_MIS_PRED)) ?
+			       "no BR_RETIRED" : "no BR_MIS_PRED");
+	}
+	wl_close(&h);
+	free(array);
+	return 0;
+}

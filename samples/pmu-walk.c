@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pmu-walk: the array walk. Sums one 32-bit word every STRIDE bytes of an array, repeatedly
+ * (with the default 64-byte stride: one load per cache line, the classic memory-system loop).
+ * Loads, instructions and branches are predicted exactly; cycles per load show how well the
+ * hardware streams a regular pattern compared with pmu-chase's random one.
+ *
+ * usage: pmu-walk [-s SIZE] [--stride BYTES] [-i ITERATIONS] [-p]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "wl_harness.h"
+
+#define TOOL "pmu-walk"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " TOOL " [options]\n"
+		"  -s, --size SIZE        array bytes, K/M/G suffixes (default 64K)\n"
+		"  -t, --stride BYTES     distance between loads, a multiple of 4 (default 64)\n"
+		"  -i, --iterations N     passes over the array (default: about 1M loads)\n"
+		"  -p, --parsable         key=value lines instead of the report\n"
+		"  -h, --help\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "stride", required_argument, NULL, 't' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "parsable", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const uint32_t events[] = {
+		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
+		WL_EV_STALL_BACKEND,
+	};
+	uint64_t size = 64 << 10, stride = 64, iterations = 0, count, i, it;
+	bool parsable = false;
+	struct wl_walk_args args;
+	struct wl_harness h;
+	struct wl_column col = { .label = "walk" };
+	uint32_t *array, sum = 0;
+	char what[200], legend[160], b1[32];
+	int c;
+
+	while ((c = getopt_long(argc, argv, "s:t:i:ph", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (wl_parse_u64(TOOL, "--size", optarg, true, 4, 1ULL << 30, &size))
+				return 2;
+			break;
+		case 't':
+			if (wl_parse_u64(TOOL, "--stride", optarg, true, 4, 1ULL << 30, &stride))
+				return 2;
+			if (stride % 4) {
+				fprintf(stderr, TOOL ": --stride: %" PRIu64 " is not a multiple of 4\n",
+					stride);
+				return 2;
+			}
+			break;
+		case 'i':
+			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, UINT32_MAX,
+					 &iterations))
+				return 2;
+			break;
+		case 'p':
+			parsable = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	count = size / stride;
+	if (!count) {
+		fprintf(stderr, TOOL ": --stride %" PRIu64 " is larger than --size %" PRIu64 "\n",
+			stride, size);
+		return 2;
+	}
+	if (!iterations)
+		iterations = count >= (1 << 20) ? 1 : (1 << 20) / count;
+	wl_predict_walk(count, iterations, &col.pred);
+	if (wl_check_budget(TOOL, "the walk", &col.pred))
+		return 2;
+
+	array = aligned_alloc(64, (size_t)((size + 63) & ~63ULL));
+	if (!array) {
+		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);
+		return 1;
+	}
+	for (i = 0; i < size / 4; i++)
+		array[i] = (uint32_t)(i * 2654435761u);
+	for (it = 0; it < iterations; it++)
+		for (i = 0; i < count; i++)
+			sum += array[i * stride / 4];
+
+	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+		return 1;
+	args = (struct wl_walk_args){ (uintptr_t)array, count, stride, 1, 0 };
+	wl_k_walk(&args);	/* warm the caches and TLBs, untimed */
+	args.iterations = iterations;
+	wl_measure(&h, wl_k_walk, &args, &col);
+	if ((uint32_t)args.sum != sum) {
+		fprintf(stderr, TOOL ": kernel summed 0x%08x, expected 0x%08x\n",
+			(uint32_t)args.sum, sum);
+		wl_close(&h);
+		return 1;
+	}
+
+	snprintf(what, sizeof(what), "%s bytes, one 32-bit load every %" PRIu64 " bytes (%"
+		 PRIu64 " per pass), %" PRIu64 " passes", wl_group(b1, sizeof(b1), size), stride,
+		 count, iterations);
+	snprintf(legend, sizeof(legend), "C=%" PRIu64 " loads per pass, I=%" PRIu64 " passes",
+		 count, iterations);
+	wl_report(&h, what, &col, 1, legend);
+	if (!parsable)
+		printf("\n%.3f %s per load (%s loads)\n",
+		       (double)col.value[WL_CYCLES] / (double)(count * iterations),
+		       pmuser_counters_backend(h.c) == PMUSER_BACKEND_CLOCK ? "ns" : "cycles",
+		       wl_group(b1, sizeof(b1), count * iterations));
+	wl_close(&h);
+	free(array);
+	return 0;
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The workload tools end to end: each runs with --parsable and small sizes, and every
+ * kernel's measured INST_RETIRED must equal its closed-form prediction exactly (under
+ * QEMU's -icount); events QEMU's PMU lacks must come out "unsupported", never 0;
+ * pmu-overhead's read methods must order as designed; bad input must be refused with a
+ * message and a non-zero status, on every target.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define OUT_MAX (64 << 10)
+
+/* Runs cmd through the shell, its stdout into out. Returns the exit status, or -1 if the
+ * command was killed by a signal or could not run.
+ */
+static int run(const char *cmd, char *out, size_t len)
+{
+	size_t used = 0, n;
+	FILE *p;
+	int st;
+
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (used + 1 < len && (n = fread(out + used, 1, len - 1 - used, p)) > 0)
+		used += n;
+	out[used] = '\0';
+	st = pclose(p);
+	if (st < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* The value of key=... in line (up to the next space or end of line), or NULL. */
+static const char *kv(const char *line, const char *key, char *val, size_t len)
+{
+	size_t klen = strlen(key), i = 0;
+	const char *p = line, *eol = strchr(line, '\n');
+
+	if (!eol)
+		eol = line + strlen(line);
+	while ((p = strstr(p, key)) && p < eol) {
+		if ((p == line || p[-1] == ' ') && p[klen] == '=') {
+			p += klen + 1;
+			while (p < eol && *p != ' ' && i + 1 < len)
+				val[i++] = *p++;
+			val[i] = '\0';
+			return val;
+		}
+		p += klen;
+	}
+	return NULL;
+}
+
+static bool icount_exact(void)
+{
+	return getenv("PMUSER_ICOUNT_EXACT") != NULL;
+}
+
+struct tool_result {
+	int status;
+	unsigned int inst_runs;		/* INST_RETIRED lines, all exact */
+	long harness;			/* INST_RETIRED harness constant, -1 if none */
+};
+
+/*
+ * Runs a tool in --parsable mode and checks every line: INST_RETIRED predicted == measured;
+ * every other event is unsupported (QEMU's PMU counts only cycles and instructions).
+ */
+static void check_tool(struct __test_metadata *_metadata, const char *cmd,
+		       struct tool_result *res)
+{
+	static char out[OUT_MAX];
+	char counter[64], pred[32], meas[32], val[32];
+	const char *line;
+
+	res->inst_runs = 0;
+	res->harness = -1;
+	res->status = run(cmd, out, sizeof(out));
+	ASSERT_EQ(0, res->status) TH_LOG("%s", cmd);
+	ASSERT_TRUE(strstr(out, "backend=module") != NULL) TH_LOG("%s: %s", cmd, out);
+	for (line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, "wl ", 3))
+			continue;
+		if (strstr(line, " harness ") && kv(line, "counter", counter, sizeof(counter)) &&
+		    !strcmp(counter, "INST_RETIRED") && kv(line, "value", val, sizeof(val)))
+			res->harness = strtol(val, NULL, 10);
+		if (!kv(line, "run", val, sizeof(val)) || !kv(line, "counter", counter, sizeof(counter)))
+			continue;
+		ASSERT_TRUE(kv(line, "predicted", pred, sizeof(pred)) != NULL);
+		ASSERT_TRUE(kv(line, "measured", meas, sizeof(meas)) != NULL);
+		if (!strcmp(counter, "INST_RETIRED")) {
+			EXPECT_STREQ(pred, meas) TH_LOG("%s: %.*s", cmd,
+							(int)strcspn(line, "\n"), line);
+			res->inst_runs++;
+		} else if (strcmp(counter, "cycles")) {
+			EXPECT_STREQ("unsupported", meas) TH_LOG("%s: %.*s", cmd,
+								 (int)strcspn(line, "\n"), line);
+		}
+	}
+	EXPECT_LE(0, res->harness) TH_LOG("%s: no harness line", cmd);
+	EXPECT_GE(8, res->harness) TH_LOG("%s: harness of %ld instructions", cmd, res->harness);
+}
+
+#define REQUIRE_EXACT()								\
+	do {									\
+		REQUIRE_COUNTING();						\
+		if (!icount_exact())						\
+			SKIP(return, "instruction counts are exact only under -icount"); \
+	} while (0)
+
+TEST(chase_exact)
+{
+	struct tool_result a, b;
+
+	REQUIRE_EXACT();
+	check_tool(_metadata, "pmu-chase -p -s 4K -i 3", &a);
+	EXPECT_EQ(1, a.inst_runs);
+	check_tool(_metadata, "pmu-chase -p -s 8K -i 2 --line 128 --sequential", &b);
+	EXPECT_EQ(1, b.inst_runs);
+	EXPECT_EQ(a.harness, b.harness);
+}
+
+TEST(misp_exact)
+{
+	static const char *const cmds[] = {
+		"pmu-misp -p -s 4K -i 2", "pmu-misp -p -s 3001 --seed 9", "pmu-misp -p -s 1K --ones",
+		"pmu-misp -p -s 1K --zeros",
+	};
+	struct tool_result r;
+	unsigned int i;
+
+	REQUIRE_EXACT();
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		check_tool(_metadata, cmds[i], &r);
+		EXPECT_EQ(1, r.inst_runs) TH_LOG("%s", cmds[i]);
+	}
+}
+
+TEST(matrix_exact)
+{
+	struct tool_result r;
+
+	REQUIRE_EXACT();
+	check_tool(_metadata, "pmu-matrix -p -n 16", &r);
+	EXPECT_EQ(2, r.inst_runs);
+	check_tool(_metadata, "pmu-matrix -p -n 5 --seed 3", &r);
+	EXPECT_EQ(2, r.inst_runs);
+	check_tool(_metadata, "pmu-matrix -p -n 1", &r);
+	EXPECT_EQ(2, r.inst_runs);
+}
+
+TEST(walk_exact)
+{
+	struct tool_result r;
+
+	REQUIRE_EXACT();
+	check_tool(_metadata, "pmu-walk -p -s 4K -i 3", &r);
+	EXPECT_EQ(1, r.inst_runs);
+	check_tool(_metadata, "pmu-walk -p -s 256 --stride 4 -i 2", &r);
+	EXPECT_EQ(1, r.inst_runs);
+}
+
+TEST(hazards_exact)
+{
+	struct tool_result r;
+	unsigned int runs = 6;
+
+#if defined(PMUSER_FAST_V6)
+	runs = 5;	/* no divide instruction */
+#endif
+	REQUIRE_EXACT();
+	check_tool(_metadata, "pmu-hazards -p -i 100 -s 1K", &r);
+	EXPECT_EQ(runs, r.inst_runs);
+}
+
+/* Per-read cost of a method in u+k instructions, or -1 if not available. */
+static double method_cost(const char *out, const char *method, const char *key)
+{
+	char want[64], val[32];
+	const char *line;
+
+	snprintf(want, sizeof(want), "method=%s ", method);
+	line = strstr(out, want);
+	if (!line || !kv(line, "available", val, sizeof(val)) || strcmp(val, "1"))
+		return -1;
+	if (!kv(line, key, val, sizeof(val)))
+		return -1;
+	return strtod(val, NULL);
+}
+
+TEST(overhead_ordering)
+{
+	static char out[OUT_MAX];
+	double raw, serial, serial_u, all, mmap, read1, readg, clk;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, run("pmu-overhead -p -n 200 -r 5", out, sizeof(out)));
+	raw = method_cost(out, "raw", "inst_uk");
+	serial = method_cost(out, "serial", "inst_uk");
+	serial_u = method_cost(out, "serial", "inst_u");
+	all = method_cost(out, "all", "inst_uk");
+	mmap = method_cost(out, "mmap", "inst_uk");
+	read1 = method_cost(out, "read1", "inst_uk");
+	readg = method_cost(out, "readgroup", "inst_uk");
+	clk = method_cost(out, "clock", "inst_uk");
+	TH_LOG("per read (u+k instructions): raw %.1f serial %.1f all %.1f mmap %.1f read() %.1f "
+	       "group %.1f clock_gettime %.1f", raw, serial, all, mmap, read1, readg, clk);
+	ASSERT_LT(0, serial) TH_LOG("%s", out);
+	EXPECT_GE(2.0, serial);
+	EXPECT_GE(2.0, serial_u);
+	EXPECT_LE(raw, serial);
+	EXPECT_LT(serial, all);
+	EXPECT_LT(serial, clk);
+	ASSERT_LT(0, read1) TH_LOG("%s", out);
+	EXPECT_LE(500 * serial, read1);
+	ASSERT_LT(0, readg) TH_LOG("%s", out);
+	EXPECT_LE(500 * serial, readg);
+#if defined(__aarch64__)
+	/* The mmap self-read exists on arm64 only (kernel.perf_user_access=1 in the guest). */
+	ASSERT_LT(0, mmap) TH_LOG("%s", out);
+	EXPECT_LE(15 * serial, mmap);
+	EXPECT_LT(mmap, read1);
+#else
+	EXPECT_GT(0, mmap);
+#endif
+}
+
+/* Where nothing counts (QEMU's ARM1176), the tools still run clock-only or fail cleanly. */
+TEST(no_crash_without_counters)
+{
+	static char out[OUT_MAX];
+	char counter[64], pred[32], meas[32];
+	const char *line;
+	int st;
+
+	st = run("pmu-chase -p -s 4K -i 2", out, sizeof(out));
+	ASSERT_LE(0, st) TH_LOG("killed by a signal");
+	ASSERT_GE(1, st);
+	if (st)
+		return;
+	for (line = strstr(out, "run="); line; line = strstr(line + 1, "run=")) {
+		ASSERT_TRUE(kv(line, "counter", counter, sizeof(counter)) != NULL);
+		ASSERT_TRUE(kv(line, "predicted", pred, sizeof(pred)) != NULL);
+		ASSERT_TRUE(kv(line, "measured", meas, sizeof(meas)) != NULL);
+		if (!strcmp(counter, "cycles") || !strcmp(counter, "ns"))
+			continue;
+		/* A count is either the prediction (instructions) or plainly unsupported. */
+		if (strcmp(meas, "unsupported") && !strcmp(counter, "INST_RETIRED") && icount_exact())
+			EXPECT_STREQ(pred, meas);
+		EXPECT_STRNE("0", meas) TH_LOG("%.*s", (int)strcspn(line, "\n"), line);
+	}
+}
+
+TEST(bad_input_refused)
+{
+	static const char *const cmds[] = {
+		"pmu-chase --size 0", "pmu-chase --size 12X", "pmu-chase -i -3",
+		"pmu-chase --line 3", "pmu-chase --bogus", "pmu-chase extra",
+		"pmu-chase -s 64 --line 128", "pmu-chase -s 1G --line 8 -i 4000",
+		"pmu-misp --size 0", "pmu-misp --ones --zeros", "pmu-misp -i abc",
+		"pmu-misp -s 99999999999999999999", "pmu-matrix -n 0", "pmu-matrix -n 701",
+		"pmu-matrix --seed", "pmu-walk --stride 6", "pmu-walk --stride 8K -s 4K",
+		"pmu-walk -s 1G --stride 4 -i 100", "pmu-hazards -i 0", "pmu-hazards -s 1T",
+		"pmu-overhead --reads 0", "pmu-overhead --runs x", "pmu-overhead now",
+	};
+	static char out[OUT_MAX];
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char cmd[160];
+
+		/* stderr only: the message must be there. */
+		snprintf(cmd, sizeof(cmd), "%s 2>&1 >/dev/null", cmds[i]);
+		st = run(cmd, out, sizeof(out));
+		EXPECT_LT(0, st) TH_LOG("'%s' exited %d (-1: signal)", cmds[i], st);
+		EXPECT_TRUE(strstr(out, "pmu-") != NULL) TH_LOG("'%s' gave no message: '%s'", cmds[i],
+							  out);
+	}
+}
+
+TEST_HARNESS_MAIN
