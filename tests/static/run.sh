@@ -101,6 +101,7 @@ disasm_check aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-objdump "" want_a64
 disasm_check armv7 arm-linux-gnueabihf-gcc arm-linux-gnueabihf-objdump "-marm" want_v7
 disasm_check armv6-1176 arm-linux-gnueabi-gcc arm-linux-gnueabi-objdump "-march=armv6 -marm" want_v6
 
-bash "$here/../fuzz/run.sh" "${PMUSER_FUZZ_SECONDS:-20}" | sed "s/^\(not \)\{0,1\}ok 1 /\1ok $((n + 1)) /"
+bash "$here/../fuzz/run.sh" "${PMUSER_FUZZ_SECONDS:-20}" |
+	awk -v n="$n" '/^(not )?ok 1 / { n++; sub(/ok 1 /, "ok " n " ") } { print }'
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 exit $status
