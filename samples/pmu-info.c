@@ -35,30 +35,48 @@ static const char *arch_name(uint32_t arch)
 	}
 }
 
-/* Lists the core's known events; with all, also the ones its PMCEID says it lacks. */
+/* Whether PMCEID describes event number (the common events and their 0x4000 extension). */
+static int in_pmceid(uint32_t number)
+{
+	return number < 0x40 || (number >= 0x4000 && number < 0x4040);
+}
+
+/*
+ * Lists the core's known events: those PMCEID describes (with all, also the ones it says the
+ * core lacks), then the implementation-defined ones, which only the core's table vouches for.
+ */
 static void print_events(const struct pmuser_cpu_info *ci, int all)
 {
 	const struct pmuser_event_table *tables[PMUSER_CORE_TABLES];
-	unsigned int nt = pmuser_core_tables(ci->midr, tables), t;
-	size_t i, col = 0;
+	unsigned int nt = pmuser_core_tables(ci->midr, tables), t, pass;
+	size_t i, col;
 
-	for (t = 0; t < nt; t++) {
-		for (i = 0; i < tables[t]->nr_events; i++) {
-			const struct pmuser_event *ev = &tables[t]->events[i];
-			int ok = pmuser_event_supported(ci, ev->number);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1 && ci->pmceid_source == PMUSER_PMCEID_HW)
+			printf("    not described by PMCEID (from the core's table):\n");
+		col = 0;
+		for (t = 0; t < nt; t++) {
+			for (i = 0; i < tables[t]->nr_events; i++) {
+				const struct pmuser_event *ev = &tables[t]->events[i];
+				int ok = pmuser_event_supported(ci, ev->number);
+				int described = ci->pmceid_source == PMUSER_PMCEID_HW &&
+						in_pmceid(ev->number);
 
-			if (!ok && !all)
-				continue;
-			col += printf("%s%s(0x%x)%s", col ? " " : "      ", ev->name, ev->number,
-				      ok ? "" : "[unsupported]");
-			if (col > 90) {
-				putchar('\n');
-				col = 0;
+				if ((pass == 0) != (described || ci->pmceid_source != PMUSER_PMCEID_HW))
+					continue;
+				if (!ok && !all)
+					continue;
+				col += printf("%s%s(0x%x)%s", col ? " " : "      ", ev->name,
+					      ev->number, ok ? "" : "[unsupported]");
+				if (col > 90) {
+					putchar('\n');
+					col = 0;
+				}
 			}
 		}
+		if (col)
+			putchar('\n');
 	}
-	if (col)
-		putchar('\n');
 }
 
 /* Which backend a counting program would get here, and why the better ones were not taken. */
