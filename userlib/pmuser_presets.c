@@ -336,9 +336,10 @@ size_t pmuser_metrics_eval(const struct pmuser_value values[], size_t n,
 				    ratio(m, values[num].value, values[den].value));
 			continue;
 		}
+		/* Not for the denominator's event in any spelling, nor for cycles. */
 		for (k = 0; k < n; k++)
-			if ((long)k != den && strcmp(values[k].name, PMUSER_METRIC_CYCLES) &&
-			    strcasecmp(values[k].name, values[den].name) && first_of_name(values, k))
+			if (operand_index(m->den, &values[k], 1) < 0 &&
+			    strcmp(values[k].name, PMUSER_METRIC_CYCLES) && first_of_name(values, k))
 				put(out, max, &nr, m, values[k].name,
 				    ratio(m, values[k].value, values[den].value));
 	}
