@@ -467,6 +467,9 @@ unsigned int pmuser_metrics(const struct pmuser_metric **list);
  */
 size_t pmuser_metrics_eval(const struct pmuser_value values[], size_t n,
 			   struct pmuser_metric_value out[], size_t max);
+/* The metric labelled label (exact, e.g. "IPC") among m[0..n), or NULL. */
+const struct pmuser_metric_value *pmuser_metric_value_find(const struct pmuser_metric_value m[],
+							   size_t n, const char *label);
 /*
  * The values of a counter set (counts[] from pmuser_counters_read_full()): scaled counts
  * named by event, the cycle counter as "cycles" (NAN on the clock backend, where counter 0

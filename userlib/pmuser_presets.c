@@ -346,6 +346,17 @@ size_t pmuser_metrics_eval(const struct pmuser_value values[], size_t n,
 	return nr;
 }
 
+const struct pmuser_metric_value *pmuser_metric_value_find(const struct pmuser_metric_value m[],
+							   size_t n, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(m[i].label, label))
+			return &m[i];
+	return NULL;
+}
+
 size_t pmuser_values_fill(const struct pmuser_counters *c, const struct pmuser_count counts[],
 			  struct pmuser_value out[])
 {

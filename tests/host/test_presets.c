@@ -266,19 +266,9 @@ TEST(every_named_event_exists)
 	}
 }
 
-static const struct pmuser_metric_value *find(const struct pmuser_metric_value *m, size_t n,
-					      const char *label)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(m[i].label, label))
-			return &m[i];
-	return NULL;
-}
-
-#define METRIC_X1000(m, n, label) \
-	(find(m, n, label) ? lround(find(m, n, label)->value * 1000) : -1)
+/* The metric labelled label among m[0..n) of the calling test. */
+#define FIND(label)		pmuser_metric_value_find(m, n, label)
+#define METRIC_X1000(m, n, label) (FIND(label) ? lround(FIND(label)->value * 1000) : -1)
 
 /*
  * The seed's pe_cortex_a72 run over a random 0/1 array: IPC 0.780, retired/speculated
@@ -299,11 +289,11 @@ TEST(metrics_reproduce_the_a72_seed)
 	EXPECT_EQ(467, METRIC_X1000(m, n, "Retired/speculated ratio"));
 	EXPECT_EQ(174189, METRIC_X1000(m, n, "BR_PRED rate"));
 	EXPECT_EQ(24985, METRIC_X1000(m, n, "Mispredict ratio"));
-	EXPECT_STREQ("PTI", find(m, n, "BR_PRED rate")->metric->unit);
-	EXPECT_STREQ("%", find(m, n, "Mispredict ratio")->metric->unit);
+	EXPECT_STREQ("PTI", FIND("BR_PRED rate")->metric->unit);
+	EXPECT_STREQ("%", FIND("Mispredict ratio")->metric->unit);
 	/* No rate for the instructions themselves nor for cycles; nothing else applies. */
-	EXPECT_TRUE(find(m, n, "INST_RETIRED rate") == NULL);
-	EXPECT_TRUE(find(m, n, "cycles rate") == NULL);
+	EXPECT_TRUE(FIND("INST_RETIRED rate") == NULL);
+	EXPECT_TRUE(FIND("cycles rate") == NULL);
 	/* IPC, CPI, 3 rates (INST_SPEC, BR_PRED, BR_MIS_PRED), 2 ratios */
 	EXPECT_EQ(7U, n);
 	EXPECT_STREQ("IPC", m[0].label);
@@ -325,17 +315,17 @@ TEST(metrics_over_arm1176_names_and_gaps)
 
 	EXPECT_EQ(25000, METRIC_X1000(m, n, "L1D miss ratio"));
 	EXPECT_EQ(50000, METRIC_X1000(m, n, "DCACHE_MISS rate"));
-	EXPECT_TRUE(isnan(find(m, n, "Mispredict ratio")->value));
-	EXPECT_TRUE(isnan(find(m, n, "IBUF_STALL rate")->value));
+	EXPECT_TRUE(isnan(FIND("Mispredict ratio")->value));
+	EXPECT_TRUE(isnan(FIND("IBUF_STALL rate")->value));
 	/* No cycles: no IPC, CPI or stall percent. */
-	EXPECT_TRUE(find(m, n, "IPC") == NULL);
-	EXPECT_TRUE(find(m, n, "IBUF stall percent") == NULL);
+	EXPECT_TRUE(FIND("IPC") == NULL);
+	EXPECT_TRUE(FIND("IBUF stall percent") == NULL);
 	/* one rate per name: DCACHE_ACCESS, DCACHE_MISS, BR_EXEC, BR_MISPREDICT, IBUF_STALL */
 	EXPECT_EQ(7U, n);
 	/* No instructions: no rates at all. */
 	v[0].name = "CPU_CYCLES";
 	n = pmuser_metrics_eval(v, 7, m, 32);
-	EXPECT_TRUE(find(m, n, "DCACHE_MISS rate") == NULL);
+	EXPECT_TRUE(FIND("DCACHE_MISS rate") == NULL);
 	EXPECT_EQ(2U, n);
 }
 

@@ -237,16 +237,8 @@ TEST(presets_resolve_on_every_family)
 	EXPECT_TRUE(strstr(err, "unknown preset 'nope'") != NULL) TH_LOG("%s", err);
 }
 
-static const struct pmuser_metric_value *metric(const struct pmuser_metric_value *m, size_t n,
-						const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(m[i].label, name))
-			return &m[i];
-	return NULL;
-}
+/* The metric labelled label among m[0..n) of the calling test. */
+#define FIND(label)	pmuser_metric_value_find(m, n, label)
 
 /*
  * rpistat's naive matrix multiply, scaled counts from the seed: 1,245,571,856 instructions,
@@ -288,17 +280,17 @@ TEST(metrics_reproduce_rpistat)
 	r->cycles.scaled = (double)r->cycles.raw;
 	r->cycles.duty = 1;
 	n = stat_metrics(&s, r, m, STAT_MAX_METRICS);
-	ASSERT_TRUE(metric(m, n, "CPI") != NULL);
-	EXPECT_EQ(9469, (int)lround(metric(m, n, "CPI")->value * 1000));
-	EXPECT_EQ(20095, (int)lround(metric(m, n, "L1D miss ratio")->value * 1000));
-	EXPECT_EQ(726, (int)lround(metric(m, n, "DTLB_MISS rate")->value * 1000));
-	EXPECT_EQ(531, (int)lround(metric(m, n, "MAIN_TLB_MISS rate")->value * 1000));
-	EXPECT_EQ(108653, (int)lround(metric(m, n, "BR_EXEC rate")->value * 1000));
-	EXPECT_EQ(1098, (int)lround(metric(m, n, "Mispredict ratio")->value * 1000));
-	EXPECT_EQ(2325, (int)lround(metric(m, n, "IBUF stall percent")->value * 1000));
-	EXPECT_STREQ("PTI", metric(m, n, "BR_EXEC rate")->metric->unit);
-	EXPECT_STREQ("%", metric(m, n, "L1D miss ratio")->metric->unit);
-	EXPECT_EQ(220, (int)lround(metric(m, n, "IBUF_STALL rate")->value));
+	ASSERT_TRUE(FIND("CPI") != NULL);
+	EXPECT_EQ(9469, (int)lround(FIND("CPI")->value * 1000));
+	EXPECT_EQ(20095, (int)lround(FIND("L1D miss ratio")->value * 1000));
+	EXPECT_EQ(726, (int)lround(FIND("DTLB_MISS rate")->value * 1000));
+	EXPECT_EQ(531, (int)lround(FIND("MAIN_TLB_MISS rate")->value * 1000));
+	EXPECT_EQ(108653, (int)lround(FIND("BR_EXEC rate")->value * 1000));
+	EXPECT_EQ(1098, (int)lround(FIND("Mispredict ratio")->value * 1000));
+	EXPECT_EQ(2325, (int)lround(FIND("IBUF stall percent")->value * 1000));
+	EXPECT_STREQ("PTI", FIND("BR_EXEC rate")->metric->unit);
+	EXPECT_STREQ("%", FIND("L1D miss ratio")->metric->unit);
+	EXPECT_EQ(220, (int)lround(FIND("IBUF_STALL rate")->value));
 	free(r);
 }
 
@@ -323,8 +315,8 @@ TEST(duplicate_events_combine)
 	r->cycles.scaled = 2000;
 	r->cycles.duty = 1;
 	n = stat_metrics(&s, r, m, STAT_MAX_METRICS);
-	ASSERT_TRUE(metric(m, n, "IPC") != NULL);
-	EXPECT_EQ(500, (int)lround(metric(m, n, "IPC")->value * 1000));
+	ASSERT_TRUE(FIND("IPC") != NULL);
+	EXPECT_EQ(500, (int)lround(FIND("IPC")->value * 1000));
 	/* No instructions: no rates. */
 	s.ev[0].duty = s.ev[1].duty = 0;
 	EXPECT_EQ(0U, stat_metrics(&s, r, m, STAT_MAX_METRICS));
