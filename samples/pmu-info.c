@@ -4,7 +4,7 @@
  * why), which access mode it grants, and per CPU the core, PMU version, counters, widths and
  * supported events.
  *
- * usage: pmu-info [--events]
+ * usage: pmu-info [--events] [--presets]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -135,17 +135,59 @@ static void print_without_module(void)
 	}
 }
 
+/* The metrics a preset yields when every slot is counted, whichever alternative a core has. */
+static void print_preset_metrics(const struct pmuser_preset *p)
+{
+	static char names[PMUSER_PRESET_SLOTS * 4][48];
+	struct pmuser_value v[PMUSER_PRESET_SLOTS * 4 + 1];
+	struct pmuser_metric_value m[128];
+	size_t nv = 0, nm, i, k;
+	unsigned int s;
+
+	v[nv++] = (struct pmuser_value){ PMUSER_METRIC_CYCLES, 1.0 };
+	for (s = 0; s < p->nr_slots; s++) {
+		const char *alt = p->slot[s].events;
+
+		while (*alt && nv < sizeof(v) / sizeof(v[0])) {
+			size_t len = strcspn(alt, "|");
+
+			snprintf(names[nv - 1], sizeof(names[0]), "%.*s", (int)len, alt);
+			v[nv] = (struct pmuser_value){ names[nv - 1], 1.0 };
+			nv++;
+			alt += len + (alt[len] == '|');
+		}
+	}
+	nm = pmuser_metrics_eval(v, nv, m, sizeof(m) / sizeof(m[0]));
+	printf("                metrics: ");
+	for (i = 0; i < nm; i++) {
+		/* Per-event metrics (rates) once, by their definition. */
+		for (k = 0; k < i && m[k].metric != m[i].metric; k++)
+			;
+		if (k < i)
+			continue;
+		if (!strcmp(m[i].metric->num, PMUSER_METRIC_EACH))
+			printf("%seach event's %s (%s)", i ? ", " : "", m[i].metric->label,
+			       m[i].metric->unit);
+		else
+			printf("%s%s", i ? ", " : "", m[i].label);
+	}
+	putchar('\n');
+}
+
 static void print_presets(void)
 {
 	const struct pmuser_preset *list;
 	unsigned int n = pmuser_presets(&list), i, k;
 
-	printf("presets:\n");
+	printf("presets (pmu-stat -p NAME): one line per group of events, counted in one set when\n"
+	       "counters are time-shared; A|B is the first of A and B the core has\n");
 	for (i = 0; i < n; i++) {
-		printf("  %-13s %s\n                ", list[i].name, list[i].summary);
+		printf("  %-13s %s", list[i].name, list[i].summary);
 		for (k = 0; k < list[i].nr_slots; k++)
-			printf("%s%s", k ? ", " : "", list[i].slot[k].events);
+			printf("%s%s", k && list[i].slot[k].group == list[i].slot[k - 1].group ?
+			       ", " : "\n                ", list[i].slot[k].events);
 		putchar('\n');
+		print_preset_metrics(&list[i]);
 	}
 }
 

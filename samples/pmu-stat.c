@@ -96,7 +96,10 @@ int main(int argc, char **argv)
 		return STAT_EXIT_USAGE;
 	}
 	stat_sys_collect(&x->sys);
-	ret = stat_setup_events(&x->o, stat_sys_midr(&x->sys), &x->s, err, sizeof(err));
+	/* Presets split into sets the CPU's counters hold; the device says how many. */
+	ret = stat_setup_events(&x->o, stat_sys_midr(&x->sys),
+				x->sys.have_cpu_info ? x->sys.cpu_info.nr_counters : 0, &x->s, err,
+				sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		return STAT_EXIT_USAGE;

@@ -377,33 +377,30 @@ void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r);
 	for (int pmuser__once = (pmuser_region_start((c), (r)), 1); pmuser__once;	\
 	     pmuser__once = (pmuser_region_stop((c), (r)), 0))
 
-/* ---- presets: named event sets with derived metrics (pmuser_presets.c) ------------------- */
+/* ---- presets and metrics (pmuser_presets.c) ------------------------------------------------ */
 /*
- * A preset lists slots (a label and the event names that fill it, "INST_RETIRED|INSTR_EXEC":
- * the first the core knows) and metrics over them. Counter sets opened from a preset always
- * hold the cycle counter as counter 0.
+ * A preset lists slots: a label and the event names that fill it, "INST_RETIRED|INSTR_EXEC"
+ * meaning the first the core knows, so one preset serves ARMv8, ARMv7 and ARM1176. Slots of
+ * one group belong in one counter set when the counters must be time-shared (a ratio's two
+ * events then see the same duty cycle). Counter sets opened from a preset always hold the
+ * cycle counter as counter 0.
+ *
+ * Metrics are defined once, over event names rather than presets, so they apply to any
+ * counted events: a metric is computed whenever its operands were counted.
  */
-#define PMUSER_PRESET_SLOTS	6
-#define PMUSER_PRESET_METRICS	4
-#define PMUSER_METRIC_CYCLES	(-1)	/* operand: the cycle counter */
+#define PMUSER_PRESET_SLOTS	16
 
-struct pmuser_metric {
-	const char *label;		/* "IPC", "L1D miss ratio" */
-	int num, den;			/* slot indexes or PMUSER_METRIC_CYCLES */
-	double scale;			/* 1, 100 (percent) or 1000 (per thousand) */
-	const char *unit;		/* "", "%", "PTI" */
+struct pmuser_preset_slot {
+	const char *label;		/* "L1D refills" */
+	const char *events;		/* "L1D_CACHE_REFILL|DCACHE_MISS" */
+	unsigned int group;		/* slots with equal group are counted together */
 };
 
 struct pmuser_preset {
-	const char *name;		/* "instructions", "data", "tlb", "branch", "stalls", "default" */
+	const char *name;		/* "default", "ipc", "instructions", "data", ... */
 	const char *summary;
-	struct {
-		const char *label;
-		const char *events;
-	} slot[PMUSER_PRESET_SLOTS];
+	struct pmuser_preset_slot slot[PMUSER_PRESET_SLOTS];
 	unsigned int nr_slots;
-	struct pmuser_metric metric[PMUSER_PRESET_METRICS];
-	unsigned int nr_metrics;
 };
 
 /* All presets: returns how many and stores the array in *list. */
@@ -411,22 +408,83 @@ unsigned int pmuser_presets(const struct pmuser_preset **list);
 /* The preset called name (any case), or NULL. */
 const struct pmuser_preset *pmuser_preset_find(const char *name);
 /*
+ * The event filling slot s on the core with midr: the first alternative its tables know and,
+ * if ci is not NULL, its PMCEID reports. NULL if there is none.
+ */
+const struct pmuser_event *pmuser_preset_event(const struct pmuser_preset *p, unsigned int s,
+					       uint32_t midr, const struct pmuser_cpu_info *ci);
+/*
  * Fills attr (PMUSER_COUNTERS_CYCLES plus one event per slot the core has, user mode) for the
- * core with midr; ci, if not NULL, also drops events its PMCEID lacks. Slots left out are
- * reported unsupported by pmuser_preset_print(). Returns 0 or -ENOENT if no slot is left.
+ * core with midr; ci as in pmuser_preset_event(). Slots left out are reported unsupported by
+ * pmuser_preset_print(). Returns 0 or -ENOENT if no slot is left.
  */
 int pmuser_preset_attr(const struct pmuser_preset *p, uint32_t midr,
 		       const struct pmuser_cpu_info *ci, struct pmuser_counters_attr *attr);
 /*
- * Prints the counts (raw, then [scaled] when multiplexed) by slot label, then the metrics, in
- * rpistat's layout with the locale's thousands separators (call setlocale(LC_NUMERIC, "")).
- * counts[] are from pmuser_counters_read_full() on a set opened from pmuser_preset_attr().
+ * Partitions the slots the core has (midr, ci as in pmuser_preset_event()) into counter sets
+ * of at most per_set events for time-division multiplexing: each group goes whole into the
+ * first set with room for it (a group larger than per_set is spread slot by slot), in slot
+ * order. Stores slot s's set in set[s] (-1: the core lacks it) and returns the number of sets,
+ * or -EINVAL (per_set 0) or -ENOENT (no slot left). On the ARM1176 (2 counters) the default
+ * preset comes out as rpistat's four sets.
+ */
+int pmuser_preset_sets(const struct pmuser_preset *p, uint32_t midr,
+		       const struct pmuser_cpu_info *ci, unsigned int per_set,
+		       int set[PMUSER_PRESET_SLOTS]);
+
+/* Operand naming the cycle counter (event names are upper case, so it cannot clash). */
+#define PMUSER_METRIC_CYCLES	"cycles"
+/* Numerator standing for each counted event but the denominator: per-event rates. */
+#define PMUSER_METRIC_EACH	"*"
+
+struct pmuser_metric {
+	const char *label;		/* "L1D miss ratio"; with PMUSER_METRIC_EACH the
+					 * suffix after each event's name: "rate" */
+	const char *num, *den;		/* event alternatives, PMUSER_METRIC_CYCLES or _EACH */
+	double scale;			/* 1, 100 (percent) or 1000 (per thousand) */
+	const char *unit;		/* "", "%", "PTI" */
+};
+
+/* A named count for metrics: an event's name (any case) or "cycles"; NAN if not counted. */
+struct pmuser_value {
+	const char *name;
+	double value;
+};
+
+/* A metric computed over values. */
+struct pmuser_metric_value {
+	const struct pmuser_metric *metric;
+	char label[64];			/* "IPC", "L1D miss ratio", "BR_PRED rate" */
+	double value;			/* NAN if an operand is NAN or the divisor 0 */
+};
+
+/* All metric definitions, in report order: returns how many and stores them in *list. */
+unsigned int pmuser_metrics(const struct pmuser_metric **list);
+/*
+ * Evaluates every metric whose operands are among the n values (PMUSER_METRIC_EACH: once per
+ * other event name, first occurrence), in pmuser_metrics() order; stores at most max in out
+ * and returns how many were stored. Scale counts to the same duty cycle first.
+ */
+size_t pmuser_metrics_eval(const struct pmuser_value values[], size_t n,
+			   struct pmuser_metric_value out[], size_t max);
+/* The metric labelled label (exact, e.g. "IPC") among m[0..n), or NULL. */
+const struct pmuser_metric_value *pmuser_metric_value_find(const struct pmuser_metric_value m[],
+							   size_t n, const char *label);
+/*
+ * The values of a counter set (counts[] from pmuser_counters_read_full()): scaled counts
+ * named by event, the cycle counter as "cycles" (NAN on the clock backend, where counter 0
+ * is time), NAN for unsupported counters. out has room for pmuser_counters_nr(c); returns n.
+ */
+size_t pmuser_values_fill(const struct pmuser_counters *c, const struct pmuser_count counts[],
+			  struct pmuser_value out[]);
+/*
+ * Prints the counts (raw, then [scaled] when multiplexed) by slot label, a blank line between
+ * groups, then the metrics (n/a where an operand was not counted), in rpistat's layout with
+ * the locale's thousands separators (call setlocale(LC_NUMERIC, "")). counts[] are from
+ * pmuser_counters_read_full() on a set opened from pmuser_preset_attr().
  */
 void pmuser_preset_print(FILE *f, const struct pmuser_preset *p, const struct pmuser_counters *c,
 			 const struct pmuser_count counts[]);
-/* Metric m over the counts of a preset's set: NAN if an operand is missing or the divisor 0. */
-double pmuser_metric_eval(const struct pmuser_preset *p, const struct pmuser_metric *m,
-			  const struct pmuser_counters *c, const struct pmuser_count counts[]);
 /* v with the locale's thousands separators ("1,234,567" in en_US), rounded to an integer. */
 const char *pmuser_fmt_count(char *buf, size_t len, double v);
 

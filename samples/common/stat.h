@@ -3,7 +3,7 @@
  * pmu-stat: count a whole command, rpistat-style (seed 001), on today's machines.
  *
  *  stat_opts.c     command line
- *  stat_events.c   presets, event sets, metrics
+ *  stat_events.c   event sets (-e, or the library's presets), metrics (the library's)
  *  stat_sys.c      system information (CPUs, MIDR, PMU)
  *  stat_launch.c   the child: blocked until the counters are ready, exec status, waiting
  *  stat_measure.c  the backends: perf (per task), module (own TDM on one CPU), clock
@@ -86,27 +86,19 @@ struct stat_setup {
 	size_t nr_events;
 	unsigned int nr_sets;
 	bool optional;			/* from a preset: events the CPU lacks are dropped */
-	const char *preset;		/* preset name or NULL */
-	int inst_event;			/* the core's instructions event number, or -1 */
+	const struct pmuser_preset *preset;	/* the library's preset, or NULL for -e */
 };
 
 /*
- * Builds the event sets from -e / -p for the core midr: 0, or -EINVAL/-ENOENT/-E2BIG with
- * a message naming the offending event or preset in err.
+ * Builds the event sets from -e, or from the -p preset (default: "default") split by the
+ * library into sets of at most counters events (0: the core's usual, 2 on the ARM1176, else
+ * 4), for the core midr: 0, or -EINVAL/-ENOENT/-E2BIG with a message naming the offending
+ * event or preset in err.
  */
-int stat_setup_events(const struct stat_opts *o, uint32_t midr, struct stat_setup *s,
-		      char *err, size_t errlen);
-/* Names of the presets, NULL-terminated, and each one's description. */
-extern const char *const stat_preset_names[];
-const char *stat_preset_description(const char *name);
+int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int counters,
+		      struct stat_setup *s, char *err, size_t errlen);
 
-/* A derived value: IPC, CPI, a PTI rate or a ratio. */
-struct stat_metric {
-	char name[64];
-	double value;
-	const char *unit;		/* "", "PTI", "%" */
-};
-#define STAT_MAX_METRICS	(STAT_MAX_EVENTS + 16)
+#define STAT_MAX_METRICS	(STAT_MAX_EVENTS + 32)
 
 /* System information. */
 struct stat_cpu {
@@ -214,9 +206,12 @@ uint64_t stat_now_ns(void);
 int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct stat_sys *sys,
 		 struct stat_result *r, char *err, size_t errlen);
 
-/* Derived metrics from the results. */
+/*
+ * The library's metrics over the results (each event's full duty-cycle estimate, copies of
+ * one event combined, user mode only): those that could be computed, at most max.
+ */
 size_t stat_metrics(const struct stat_setup *s, const struct stat_result *r,
-		    struct stat_metric *out, size_t max);
+		    struct pmuser_metric_value *out, size_t max);
 
 /* Reports; 0 or -EIO. */
 int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,

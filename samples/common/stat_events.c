@@ -1,62 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * pmu-stat's event sets: presets written with the event tables' names, the user's -e sets,
- * and the metrics derived from the counts (IPC, CPI, rates per thousand instructions, ratios).
+ * pmu-stat's event sets: the user's -e sets, or a library preset split into sets that fit
+ * the counters; and the metrics the library derives from the counts (IPC, CPI, rates per
+ * thousand instructions, ratios).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "stat.h"
-
-/*
- * A preset is one list of sets per event-name family: the ARMv7/ARMv8 architected events
- * (shared names), and the ARM1176's own (2 event counters: rpistat's four sets). Sets hold at
- * most four events so they fit every ARMv7/ARMv8 core's six counters with room to spare.
- */
-struct preset {
-	const char *name;
-	const char *description;
-	const char *arch[STAT_MAX_SETS];	/* ARMv7 / ARMv8, NULL-terminated */
-	const char *arm1176[STAT_MAX_SETS];
-};
-
-static const struct preset presets[] = {
-	{ "default", "instructions, branches, L1/L2 caches and TLBs in three sets",
-	  { "INST_RETIRED,BR_PRED,BR_MIS_PRED",
-	    "L1D_CACHE,L1D_CACHE_REFILL,L1I_CACHE,L1I_CACHE_REFILL",
-	    "L2D_CACHE,L2D_CACHE_REFILL,L1D_TLB_REFILL,L1I_TLB_REFILL" },
-	  /* rpistat's sets */
-	  { "INSTR_EXEC,IBUF_STALL", "DCACHE_ACCESS,DCACHE_MISS", "DTLB_MISS,MAIN_TLB_MISS",
-	    "BR_EXEC,BR_MISPREDICT" } },
-	{ "ipc", "instructions (with the cycle counter: IPC and CPI), counted full time",
-	  { "INST_RETIRED" }, { "INSTR_EXEC" } },
-	{ "cache", "L1 data and instruction caches, L2",
-	  { "INST_RETIRED,L1D_CACHE,L1D_CACHE_REFILL",
-	    "L1I_CACHE,L1I_CACHE_REFILL,L2D_CACHE,L2D_CACHE_REFILL" },
-	  { "INSTR_EXEC,ICACHE_MISS", "DCACHE_ACCESS,DCACHE_MISS" } },
-	{ "tlb", "instruction and data TLB refills",
-	  { "INST_RETIRED,L1D_TLB_REFILL,L1I_TLB_REFILL" },
-	  { "INSTR_EXEC,ITLB_MISS", "DTLB_MISS,MAIN_TLB_MISS" } },
-	{ "branch", "branches and mispredictions",
-	  { "INST_RETIRED,BR_PRED,BR_MIS_PRED" },
-	  { "INSTR_EXEC", "BR_EXEC,BR_MISPREDICT" } },
-};
-
-#define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
-
-const char *const stat_preset_names[] = { "default", "ipc", "cache", "tlb", "branch", NULL };
-
-const char *stat_preset_description(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NR_PRESETS; i++)
-		if (!strcmp(presets[i].name, name))
-			return presets[i].description;
-	return NULL;
-}
 
 static int __attribute__((format(printf, 4, 5)))
 fail(int ret, char *err, size_t errlen, const char *fmt, ...)
@@ -71,15 +25,24 @@ fail(int ret, char *err, size_t errlen, const char *fmt, ...)
 	return ret;
 }
 
-/* The core's instruction event: INST_RETIRED (ARMv7/ARMv8) or INSTR_EXEC (ARM1176). */
-static int instructions_event(uint32_t midr)
+static void add_event(struct stat_setup *s, const struct pmuser_evspec_entry *spec,
+		      unsigned int set)
 {
-	const struct pmuser_event *ev;
+	struct stat_event *e = &s->ev[s->nr_events++];
 
-	if (!pmuser_event_lookup(midr, "INST_RETIRED", &ev) ||
-	    !pmuser_event_lookup(midr, "INSTR_EXEC", &ev))
-		return ev->number;
-	return -1;
+	memset(e, 0, sizeof(*e));
+	e->spec = *spec;
+	e->set = set;
+	e->supported = true;
+	if (spec->name)
+		snprintf(e->name, sizeof(e->name), "%s", spec->name);
+	else
+		snprintf(e->name, sizeof(e->name), "0x%x", spec->event);
+	/* Mode suffixes other than the default show in the name. */
+	if (spec->flags == PMUSER_COUNT_KERNEL)
+		strncat(e->name, ":k", sizeof(e->name) - strlen(e->name) - 1);
+	else if (spec->flags == PMUSER_COUNT_MASK)
+		strncat(e->name, ":uk", sizeof(e->name) - strlen(e->name) - 1);
 }
 
 static int add_set(struct stat_setup *s, const char *spec, char *err, size_t errlen)
@@ -100,36 +63,61 @@ static int add_set(struct stat_setup *s, const char *spec, char *err, size_t err
 		return fail(ret, err, errlen, "event set %u ('%s'): %s", s->nr_sets, spec, why);
 	if (!n)
 		return fail(-EINVAL, err, errlen, "event set %u is empty", s->nr_sets);
-	for (i = 0; i < n; i++) {
-		struct stat_event *e = &s->ev[s->nr_events++];
-
-		memset(e, 0, sizeof(*e));
-		e->spec = ent[i];
-		e->set = s->nr_sets;
-		e->supported = true;
-		if (ent[i].name)
-			snprintf(e->name, sizeof(e->name), "%s", ent[i].name);
-		else
-			snprintf(e->name, sizeof(e->name), "0x%x", ent[i].event);
-		/* Mode suffixes other than the default show in the name. */
-		if (ent[i].flags == PMUSER_COUNT_KERNEL)
-			strncat(e->name, ":k", sizeof(e->name) - strlen(e->name) - 1);
-		else if (ent[i].flags == PMUSER_COUNT_MASK)
-			strncat(e->name, ":uk", sizeof(e->name) - strlen(e->name) - 1);
-	}
+	for (i = 0; i < n; i++)
+		add_event(s, &ent[i], s->nr_sets);
 	s->nr_sets++;
 	return 0;
 }
 
-int stat_setup_events(const struct stat_opts *o, uint32_t midr, struct stat_setup *s,
-		      char *err, size_t errlen)
+/*
+ * Event counters per set when the device cannot say: the ARM1176 has two; four fits the
+ * smallest common ARMv7/ARMv8 cores (Cortex-A7, A8).
+ */
+static unsigned int usual_counters(uint32_t midr)
 {
+	const char *core = pmuser_core_name(midr);
+
+	return core && !strcmp(core, "ARM1176") ? 2 : 4;
+}
+
+/* The preset's slots the core has, in the library's sets, set by set in slot order. */
+static int add_preset(struct stat_setup *s, unsigned int counters, char *err, size_t errlen)
+{
+	const struct pmuser_preset *p = s->preset;
+	int set[PMUSER_PRESET_SLOTS], n, k;
+	unsigned int i;
+
+	n = pmuser_preset_sets(p, s->midr, NULL, counters ? counters : usual_counters(s->midr),
+			       set);
+	if (n < 0)
+		return fail(n, err, errlen, "preset '%s': no event of it is known on this core",
+			    p->name);
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < p->nr_slots; i++) {
+			const struct pmuser_event *ev = pmuser_preset_event(p, i, s->midr, NULL);
+			struct pmuser_evspec_entry spec;
+
+			if (set[i] != k)
+				continue;
+			spec.event = ev->number;
+			spec.flags = PMUSER_COUNT_USER;
+			spec.name = ev->name;
+			add_event(s, &spec, (unsigned int)k);
+		}
+	}
+	s->nr_sets = (unsigned int)n;
+	return 0;
+}
+
+int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int counters,
+		      struct stat_setup *s, char *err, size_t errlen)
+{
+	const char *name = o->preset ? o->preset : "default";
 	unsigned int i;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->midr = midr;
-	s->inst_event = instructions_event(midr);
 	if (err && errlen)
 		err[0] = '\0';
 	if (o->backend == STAT_CLOCK)
@@ -142,33 +130,21 @@ int stat_setup_events(const struct stat_opts *o, uint32_t midr, struct stat_setu
 		}
 		return 0;
 	}
-	s->preset = o->preset ? o->preset : "default";
+	s->preset = pmuser_preset_find(name);
+	if (!s->preset)
+		return fail(-ENOENT, err, errlen, "unknown preset '%s'", name);
 	s->optional = true;
-	for (i = 0; i < NR_PRESETS; i++) {
-		const char *const *sets = presets[i].arch;
-
-		if (strcmp(presets[i].name, s->preset))
-			continue;
-		if (s->inst_event >= 0 && s->inst_event != 0x08)
-			sets = presets[i].arm1176;
-		for (; *sets; sets++) {
-			ret = add_set(s, *sets, err, errlen);
-			if (ret)
-				return ret;
-		}
-		return 0;
-	}
-	return fail(-ENOENT, err, errlen, "unknown preset '%s'", s->preset);
+	return add_preset(s, counters, err, errlen);
 }
 
 /* ---- metrics ------------------------------------------------------------------------------ */
 
 /*
- * One estimate per event number: the sum of the raw counts of every copy over the sum of
- * their duty cycles, so two half-time copies make one full-time estimate. Returns false
- * when the event was not counted.
+ * One estimate per event number, user mode only: the sum of the raw counts of every copy
+ * over the sum of their duty cycles, so two half-time copies make one full-time estimate.
+ * Returns false when the event was not counted.
  */
-static bool event_estimate(const struct stat_setup *s, int number, double *out)
+static bool event_estimate(const struct stat_setup *s, uint32_t number, double *out)
 {
 	double raw = 0, duty = 0;
 	size_t i;
@@ -176,8 +152,7 @@ static bool event_estimate(const struct stat_setup *s, int number, double *out)
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 
-		if ((int)e->spec.event != number || !e->supported ||
-		    e->spec.flags != PMUSER_COUNT_USER)
+		if (e->spec.event != number || !e->supported || e->spec.flags != PMUSER_COUNT_USER)
 			continue;
 		raw += (double)e->raw;
 		duty += e->duty;
@@ -188,87 +163,34 @@ static bool event_estimate(const struct stat_setup *s, int number, double *out)
 	return true;
 }
 
-static bool named_estimate(const struct stat_setup *s, const struct stat_result *r,
-			   const char *name, double *out)
-{
-	const struct pmuser_event *ev;
-
-	if (!strcmp(name, "cycles")) {
-		if (!r->have_cycles || r->cycles.duty <= 0)
-			return false;
-		*out = r->cycles.scaled;
-		return true;
-	}
-	if (pmuser_event_lookup(s->midr, name, &ev))
-		return false;
-	return event_estimate(s, ev->number, out);
-}
-
-/* Ratios that mean something whenever both events were counted: numerator / denominator. */
-static const struct {
-	const char *name, *num, *den;
-} ratios[] = {
-	{ "L1D miss ratio", "L1D_CACHE_REFILL", "L1D_CACHE" },
-	{ "L1I miss ratio", "L1I_CACHE_REFILL", "L1I_CACHE" },
-	{ "L2D miss ratio", "L2D_CACHE_REFILL", "L2D_CACHE" },
-	{ "L3D miss ratio", "L3D_CACHE_REFILL", "L3D_CACHE" },
-	{ "LL read miss ratio", "LL_CACHE_MISS_RD", "LL_CACHE_RD" },
-	{ "L1D TLB miss ratio", "L1D_TLB_REFILL", "L1D_TLB" },
-	{ "L1I TLB miss ratio", "L1I_TLB_REFILL", "L1I_TLB" },
-	{ "Mispredict ratio", "BR_MIS_PRED", "BR_PRED" },
-	{ "Retired mispredict ratio", "BR_MIS_PRED_RETIRED", "BR_RETIRED" },
-	{ "Frontend stall percent", "STALL_FRONTEND", "cycles" },
-	{ "Backend stall percent", "STALL_BACKEND", "cycles" },
-	/* ARM1176 (rpistat's) */
-	{ "DC miss ratio", "DCACHE_MISS", "DCACHE_ACCESS" },
-	{ "Mispredict ratio", "BR_MISPREDICT", "BR_EXEC" },
-	{ "IBUF stall percent", "IBUF_STALL", "cycles" },
-};
-
-static void put(struct stat_metric *out, size_t max, size_t *n, const char *name, double value,
-		const char *unit)
-{
-	if (*n >= max)
-		return;
-	snprintf(out[*n].name, sizeof(out[*n].name), "%s", name);
-	out[*n].value = value;
-	out[*n].unit = unit;
-	(*n)++;
-}
-
 size_t stat_metrics(const struct stat_setup *s, const struct stat_result *r,
-		    struct stat_metric *out, size_t max)
+		    struct pmuser_metric_value *out, size_t max)
 {
-	double inst = 0, cyc = 0, num, den;
-	bool have_inst = s->inst_event >= 0 && event_estimate(s, s->inst_event, &inst) && inst > 0;
-	bool have_cyc = named_estimate(s, r, "cycles", &cyc) && cyc > 0;
-	char name[64];
-	size_t n = 0, i, k;
+	struct pmuser_value v[STAT_MAX_EVENTS + 1];
+	struct pmuser_metric_value all[STAT_MAX_METRICS];
+	size_t nv = 0, n, i, k, kept = 0;
 
-	if (have_inst && have_cyc) {
-		put(out, max, &n, "IPC", inst / cyc, "");
-		put(out, max, &n, "CPI", cyc / inst, "");
-	}
-	/* Per thousand instructions: each other event number once, user-mode counts only. */
-	for (i = 0; have_inst && i < s->nr_events; i++) {
+	/* A cycle counter that never moved (QEMU's ARM1176) gives no cycle metrics. */
+	if (r->have_cycles && r->cycles.duty > 0 && r->cycles.scaled > 0)
+		v[nv++] = (struct pmuser_value){ PMUSER_METRIC_CYCLES, r->cycles.scaled };
+	/* Each user-mode event once, by its first copy's name (":k" names match no metric). */
+	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
-		double v;
+		double est;
 
-		if ((int)e->spec.event == s->inst_event || e->spec.flags != PMUSER_COUNT_USER)
+		if (e->spec.flags != PMUSER_COUNT_USER)
 			continue;
 		for (k = 0; k < i; k++)
-			if (s->ev[k].spec.event == e->spec.event)
+			if (s->ev[k].spec.event == e->spec.event &&
+			    s->ev[k].spec.flags == PMUSER_COUNT_USER)
 				break;
-		if (k < i || !event_estimate(s, (int)e->spec.event, &v))
-			continue;
-		snprintf(name, sizeof(name), "%s rate", e->name);
-		put(out, max, &n, name, v * 1000.0 / inst, "PTI");
+		if (k == i && event_estimate(s, e->spec.event, &est))
+			v[nv++] = (struct pmuser_value){ e->name, est };
 	}
-	for (i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
-		if (!named_estimate(s, r, ratios[i].num, &num) ||
-		    !named_estimate(s, r, ratios[i].den, &den) || den <= 0)
-			continue;
-		put(out, max, &n, ratios[i].name, 100.0 * num / den, "%");
-	}
-	return n;
+	/* Only what could be computed: a zero divisor leaves a metric out. */
+	n = pmuser_metrics_eval(v, nv, all, STAT_MAX_METRICS);
+	for (i = 0; i < n && kept < max; i++)
+		if (!isnan(all[i].value))
+			out[kept++] = all[i];
+	return kept;
 }

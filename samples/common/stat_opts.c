@@ -11,16 +11,18 @@
 
 void stat_usage(FILE *f)
 {
-	unsigned int i;
+	const struct pmuser_preset *presets;
+	unsigned int n = pmuser_presets(&presets), i;
 
 	fprintf(f,
 		"usage: pmu-stat [options] [--] command [args...]\n"
 		"Counts a whole command (and its children) and writes an rpistat-style report.\n"
 		"  -e, --events SPEC   one event set, e.g. inst_retired,l1d_cache_refill (repeat -e for\n"
 		"                      more sets; names from pmu-info --events, or 0x1b / r1b)\n"
-		"  -p, --preset NAME   a named group of event sets (default when no -e):");
-	for (i = 0; stat_preset_names[i]; i++)
-		fprintf(f, "%s%s", i ? ", " : " ", stat_preset_names[i]);
+		"  -p, --preset NAME   a named group of events, split into sets that fit the\n"
+		"                      counters (default when no -e; pmu-info --presets):");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? ", " : "\n                      ", presets[i].name);
 	fprintf(f,
 		"\n"
 		"  -I, --interval MS   measurement period (default %u): the module backend rotates\n"
@@ -231,7 +233,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 	}
 	if (o->preset && o->nr_event_args)
 		return fail(err, errlen, "give either -e or -p, not both");
-	if (o->preset && !stat_preset_description(o->preset))
+	if (o->preset && !pmuser_preset_find(o->preset))
 		return fail(err, errlen, "unknown preset '%s' (see --help)", o->preset);
 	if (o->backend == STAT_MODULE && o->nr_cpus > 1)
 		return fail(err, errlen, "the module backend counts one CPU: give -C with a single CPU");

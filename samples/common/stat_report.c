@@ -90,7 +90,7 @@ static void print_count(FILE *f, const struct stat_event *e, bool show_scaled)
 int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		     const struct stat_sys *sys, const struct stat_result *r)
 {
-	struct stat_metric m[STAT_MAX_METRICS];
+	struct pmuser_metric_value m[STAT_MAX_METRICS];
 	char cmd[512], buf[200], tbuf[64];
 	time_t now = time(NULL);
 	size_t nm, i, k;
@@ -127,7 +127,7 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	}
 	if (s->preset) {
 		label(f, "Preset");
-		fprintf(f, "%s: %s\n", s->preset, stat_preset_description(s->preset));
+		fprintf(f, "%s: %s\n", s->preset->name, s->preset->summary);
 	}
 	label(f, "Elapsed");
 	fprintf(f, "%.3f s (user %.3f s, system %.3f s)\n", (double)r->elapsed_ns / 1e9,
@@ -170,8 +170,8 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	if (nm)
 		fprintf(f, "\nMetrics (from scaled counts)\n");
 	for (k = 0; k < nm; k++) {
-		label(f, m[k].name);
-		fprintf(f, "%.3f %s\n", m[k].value, m[k].unit);
+		label(f, m[k].label);
+		fprintf(f, "%.3f %s\n", m[k].value, m[k].metric->unit);
 	}
 
 	if (r->nr_counted_cpus) {
@@ -210,7 +210,7 @@ static void csv_event(FILE *f, const struct stat_event *e, const char *set, cons
 int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		    const struct stat_sys *sys, const struct stat_result *r)
 {
-	struct stat_metric m[STAT_MAX_METRICS];
+	struct pmuser_metric_value m[STAT_MAX_METRICS];
 	char cmd[512], set[16], cpu[16];
 	size_t nm, i, k;
 	unsigned int c;
@@ -248,7 +248,7 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 	}
 	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
 	for (k = 0; k < nm; k++)
-		fprintf(f, "metric,%s,,,,%.6f,,%s\n", m[k].name, m[k].value, m[k].unit);
+		fprintf(f, "metric,%s,,,,%.6f,,%s\n", m[k].label, m[k].value, m[k].metric->unit);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -295,7 +295,7 @@ static void json_event(FILE *f, const struct stat_event *e, int set, const struc
 int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		     const struct stat_sys *sys, const struct stat_result *r)
 {
-	struct stat_metric m[STAT_MAX_METRICS];
+	struct pmuser_metric_value m[STAT_MAX_METRICS];
 	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
 	size_t nm, i;
 	int a;
@@ -333,7 +333,7 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 		fprintf(f, ",\n  \"module_cpu\": %d", r->module_cpu);
 	if (s->preset) {
 		fprintf(f, ",\n  \"preset\": ");
-		json_string(f, s->preset);
+		json_string(f, s->preset->name);
 	}
 	fprintf(f, ",\n  \"elapsed_ns\": %llu,\n  \"exit_status\": %d,\n  \"period_ms\": %u,\n  \"total_periods\": %u",
 		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
@@ -353,9 +353,9 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 	nm = counted ? stat_metrics(s, r, m, STAT_MAX_METRICS) : 0;
 	for (i = 0; i < nm; i++) {
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-		json_string(f, m[i].name);
+		json_string(f, m[i].label);
 		fprintf(f, ", \"value\": %.6f, \"unit\": ", m[i].value);
-		json_string(f, m[i].unit);
+		json_string(f, m[i].metric->unit);
 		fprintf(f, "}");
 	}
 	fprintf(f, "%s]\n}\n", nm ? "\n  " : "");

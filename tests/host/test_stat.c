@@ -147,7 +147,7 @@ TEST(event_sets)
 	int i;
 
 	opts_with(&o, NULL, "inst_retired,l1d_cache_refill:k", "0x11");
-	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	EXPECT_EQ(2U, s.nr_sets);
 	EXPECT_EQ(3U, s.nr_events);
 	EXPECT_STREQ("INST_RETIRED", s.ev[0].name);
@@ -155,23 +155,23 @@ TEST(event_sets)
 	EXPECT_EQ(1U, s.ev[2].set);
 	EXPECT_EQ(0x11U, s.ev[2].spec.event);
 	EXPECT_FALSE(s.optional);
-	EXPECT_EQ(0x08, s.inst_event);
+	EXPECT_EQ(NULL, s.preset);
 
 	opts_with(&o, NULL, "inst_retired,no_such_event", NULL);
-	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	EXPECT_TRUE(strstr(err, "no_such_event") != NULL) TH_LOG("%s", err);
 	opts_with(&o, NULL, "inst_retired,,", NULL);
-	EXPECT_EQ(-EINVAL, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	opts_with(&o, NULL, "0x10000", NULL);
-	EXPECT_EQ(-ERANGE, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_EQ(-ERANGE, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	/* ARM1176 names are not ARMv8's. */
 	opts_with(&o, NULL, "inst_retired", NULL);
-	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_1176, &s, err, sizeof(err)));
+	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_1176, 0, &s, err, sizeof(err)));
 
 	for (i = 0; i < STAT_MAX_EVENTS + 1; i++)
 		strcat(many, i ? ",0x08" : "0x08");
 	opts_with(&o, NULL, many, NULL);
-	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	EXPECT_TRUE(strstr(err, "more than 31 events") != NULL) TH_LOG("%s", err);
 }
 
@@ -179,46 +179,71 @@ TEST(presets_resolve_on_every_family)
 {
 	static const uint32_t midrs[] = { MIDR_A72, 0x410fc0f0 /* A15 */, 0x410fd034 /* A53 */,
 					   MIDR_1176, 0 /* unknown: ARMv8 names */ };
+	const struct pmuser_preset *list;
+	unsigned int np = pmuser_presets(&list);
 	struct stat_setup s;
 	struct stat_opts o;
 	char err[300];
-	size_t m, p;
+	size_t m, p, i;
 
+	ASSERT_LE(8U, np);
 	for (m = 0; m < sizeof(midrs) / sizeof(midrs[0]); m++) {
-		for (p = 0; stat_preset_names[p]; p++) {
-			opts_with(&o, stat_preset_names[p], NULL, NULL);
-			ASSERT_EQ(0, stat_setup_events(&o, midrs[m], &s, err, sizeof(err)))
-				TH_LOG("preset %s on 0x%x: %s", stat_preset_names[p], midrs[m], err);
+		for (p = 0; p < np; p++) {
+			unsigned int per_set = midrs[m] == MIDR_1176 ? 2 : 4;
+
+			opts_with(&o, list[p].name, NULL, NULL);
+			ASSERT_EQ(0, stat_setup_events(&o, midrs[m], 0, &s, err, sizeof(err)))
+				TH_LOG("preset %s on 0x%x: %s", list[p].name, midrs[m], err);
 			EXPECT_TRUE(s.optional);
+			EXPECT_TRUE(s.preset == &list[p]);
 			EXPECT_LE(1U, s.nr_sets);
-			EXPECT_NE(NULL, stat_preset_description(stat_preset_names[p]));
+			/* Sets fit the core's usual counters and come in order. */
+			for (i = 0; i < s.nr_events; i++) {
+				unsigned int set = s.ev[i].set, k, in_set = 0;
+
+				EXPECT_LE(i ? s.ev[i - 1].set : 0, set);
+				for (k = 0; k < s.nr_events; k++)
+					in_set += s.ev[k].set == set;
+				EXPECT_GE(per_set, in_set) TH_LOG("preset %s", list[p].name);
+			}
 		}
 	}
 	/* The ARM1176 default is rpistat's: four sets of two, instructions in the first. */
 	opts_with(&o, NULL, NULL, NULL);
-	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, &s, err, sizeof(err)));
-	EXPECT_STREQ("default", s.preset);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, 0, &s, err, sizeof(err)));
+	EXPECT_STREQ("default", s.preset->name);
 	EXPECT_EQ(4U, s.nr_sets);
 	EXPECT_EQ(8U, s.nr_events);
 	EXPECT_STREQ("INSTR_EXEC", s.ev[0].name);
-	EXPECT_EQ(0x07, s.inst_event);
+	EXPECT_STREQ("IBUF_STALL", s.ev[1].name);
+	EXPECT_EQ(1U, s.ev[2].set);
 	EXPECT_STREQ("BR_MISPREDICT", s.ev[7].name);
-	EXPECT_EQ(NULL, stat_preset_description("nope"));
+	EXPECT_EQ(3U, s.ev[7].set);
+	/* The counters the device reports decide the split: 12 A72 events in sets of 6, 4, 1. */
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 6, &s, err, sizeof(err)));
+	EXPECT_EQ(12U, s.nr_events);
+	EXPECT_EQ(2U, s.nr_sets);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
+	EXPECT_EQ(3U, s.nr_sets);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 1, &s, err, sizeof(err)));
+	EXPECT_EQ(12U, s.nr_sets);
+	/* Any case, like the library. */
+	opts_with(&o, "IPC", NULL, NULL);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
+	EXPECT_STREQ("ipc", s.preset->name);
+	EXPECT_EQ(1U, s.nr_events);
+	opts_with(&o, "nope", NULL, NULL);
+	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "unknown preset 'nope'") != NULL) TH_LOG("%s", err);
 }
 
-static const struct stat_metric *metric(const struct stat_metric *m, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(m[i].name, name))
-			return &m[i];
-	return NULL;
-}
+/* The metric labelled label among m[0..n) of the calling test. */
+#define FIND(label)	pmuser_metric_value_find(m, n, label)
 
 /*
  * rpistat's naive matrix multiply, scaled counts from the seed: 1,245,571,856 instructions,
- * 11,794,467,561 cycles -> CPI 9.469; DC 18,587,014 accesses, 3,735,024 misses -> 20.095 %;
+ * 11,794,467,561 cycles -> CPI 9.469; DC 18,587,014 accesses, 3,735,024 misses -> 20.095 %
+ * (rpistat's "DC miss ratio", the library's L1D miss ratio);
  * micro TLB 904,166 -> 0.726 PTI; branches 135,335,622 -> 108.653 PTI, mispredicted
  * 1,485,457 -> 1.098 %.
  */
@@ -233,7 +258,7 @@ TEST(metrics_reproduce_rpistat)
 		{ "DTLB_MISS", 224704, 904166 }, { "MAIN_TLB_MISS", 164438, 661667 },
 		{ "BR_EXEC", 33633705, 135335622 }, { "BR_MISPREDICT", 369167, 1485457 },
 	};
-	struct stat_metric m[STAT_MAX_METRICS];
+	struct pmuser_metric_value m[STAT_MAX_METRICS];
 	struct stat_result *r = calloc(1, sizeof(*r));
 	struct stat_setup s;
 	struct stat_opts o;
@@ -242,7 +267,7 @@ TEST(metrics_reproduce_rpistat)
 
 	ASSERT_TRUE(r != NULL);
 	opts_with(&o, "default", NULL, NULL);
-	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, &s, err, sizeof(err)));
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, 0, &s, err, sizeof(err)));
 	for (i = 0; i < s.nr_events; i++) {
 		ASSERT_STREQ(seed[i].name, s.ev[i].name);
 		s.ev[i].raw = seed[i].raw;
@@ -255,21 +280,23 @@ TEST(metrics_reproduce_rpistat)
 	r->cycles.scaled = (double)r->cycles.raw;
 	r->cycles.duty = 1;
 	n = stat_metrics(&s, r, m, STAT_MAX_METRICS);
-	ASSERT_TRUE(metric(m, n, "CPI") != NULL);
-	EXPECT_EQ(9469, (int)lround(metric(m, n, "CPI")->value * 1000));
-	EXPECT_EQ(20095, (int)lround(metric(m, n, "DC miss ratio")->value * 1000));
-	EXPECT_EQ(726, (int)lround(metric(m, n, "DTLB_MISS rate")->value * 1000));
-	EXPECT_EQ(531, (int)lround(metric(m, n, "MAIN_TLB_MISS rate")->value * 1000));
-	EXPECT_EQ(108653, (int)lround(metric(m, n, "BR_EXEC rate")->value * 1000));
-	EXPECT_EQ(1098, (int)lround(metric(m, n, "Mispredict ratio")->value * 1000));
-	EXPECT_EQ(2325, (int)lround(metric(m, n, "IBUF stall percent")->value * 1000));
-	EXPECT_STREQ("PTI", metric(m, n, "BR_EXEC rate")->unit);
+	ASSERT_TRUE(FIND("CPI") != NULL);
+	EXPECT_EQ(9469, (int)lround(FIND("CPI")->value * 1000));
+	EXPECT_EQ(20095, (int)lround(FIND("L1D miss ratio")->value * 1000));
+	EXPECT_EQ(726, (int)lround(FIND("DTLB_MISS rate")->value * 1000));
+	EXPECT_EQ(531, (int)lround(FIND("MAIN_TLB_MISS rate")->value * 1000));
+	EXPECT_EQ(108653, (int)lround(FIND("BR_EXEC rate")->value * 1000));
+	EXPECT_EQ(1098, (int)lround(FIND("Mispredict ratio")->value * 1000));
+	EXPECT_EQ(2325, (int)lround(FIND("IBUF stall percent")->value * 1000));
+	EXPECT_STREQ("PTI", FIND("BR_EXEC rate")->metric->unit);
+	EXPECT_STREQ("%", FIND("L1D miss ratio")->metric->unit);
+	EXPECT_EQ(220, (int)lround(FIND("IBUF_STALL rate")->value));
 	free(r);
 }
 
 TEST(duplicate_events_combine)
 {
-	struct stat_metric m[STAT_MAX_METRICS];
+	struct pmuser_metric_value m[STAT_MAX_METRICS];
 	struct stat_result *r = calloc(1, sizeof(*r));
 	struct stat_setup s;
 	struct stat_opts o;
@@ -279,7 +306,7 @@ TEST(duplicate_events_combine)
 	ASSERT_TRUE(r != NULL);
 	/* Two half-time copies of INST_RETIRED make one full-time estimate. */
 	opts_with(&o, NULL, "inst_retired", "inst_retired");
-	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	s.ev[0].raw = 600;
 	s.ev[0].duty = 0.6;
 	s.ev[1].raw = 400;
@@ -288,8 +315,8 @@ TEST(duplicate_events_combine)
 	r->cycles.scaled = 2000;
 	r->cycles.duty = 1;
 	n = stat_metrics(&s, r, m, STAT_MAX_METRICS);
-	ASSERT_TRUE(metric(m, n, "IPC") != NULL);
-	EXPECT_EQ(500, (int)lround(metric(m, n, "IPC")->value * 1000));
+	ASSERT_TRUE(FIND("IPC") != NULL);
+	EXPECT_EQ(500, (int)lround(FIND("IPC")->value * 1000));
 	/* No instructions: no rates. */
 	s.ev[0].duty = s.ev[1].duty = 0;
 	EXPECT_EQ(0U, stat_metrics(&s, r, m, STAT_MAX_METRICS));
@@ -403,7 +430,7 @@ TEST(clock_run_and_reports)
 	ASSERT_EQ(0, stat_opts_parse(9, argv, &o, err, sizeof(err)));
 	stat_sys_collect(&sys);
 	EXPECT_LE(1U, sys.nr_cpu);
-	ASSERT_EQ(0, stat_setup_events(&o, stat_sys_midr(&sys), &s, err, sizeof(err)));
+	ASSERT_EQ(0, stat_setup_events(&o, stat_sys_midr(&sys), 0, &s, err, sizeof(err)));
 	ASSERT_EQ(0, stat_measure(&o, &s, &sys, r, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(STAT_CLOCK, r->backend);
 	EXPECT_EQ(3, stat_exit_code(r->wait_status));
@@ -430,7 +457,7 @@ TEST(clock_run_and_reports)
 	if (access("/dev/pmuser", F_OK)) {
 		ASSERT_EQ(0, stat_opts_parse(8, argv_module, &o, err, sizeof(err)));
 		unlink("/tmp/pmu-stat-host-marker");
-		ASSERT_EQ(0, stat_setup_events(&o, stat_sys_midr(&sys), &s, err, sizeof(err)));
+		ASSERT_EQ(0, stat_setup_events(&o, stat_sys_midr(&sys), 0, &s, err, sizeof(err)));
 		EXPECT_GT(0, stat_measure(&o, &s, &sys, r, err, sizeof(err)));
 		EXPECT_TRUE(strstr(err, "module backend") != NULL) TH_LOG("%s", err);
 		EXPECT_NE(0, access("/tmp/pmu-stat-host-marker", F_OK));
@@ -455,7 +482,7 @@ TEST(reports_and_periods)
 
 	ASSERT_TRUE(r != NULL);
 	ASSERT_EQ(0, stat_opts_parse(6, argv, &o, err, sizeof(err)));
-	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, &s, err, sizeof(err)));
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	memset(&sys, 0, sizeof(sys));
 	sys.nr_online = sys.nr_cpu = 1;
 	sys.cpu[0].midr = MIDR_A72;
