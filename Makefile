@@ -62,11 +62,11 @@ $(OUT)/bin/%: $(TOP)/samples/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcar
 	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common $(CFLAGS) $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS)
 
 # Tests use the kselftest harness from the kernel source (fetched into the cache by setup).
-$(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/tests/guest/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/tests/guest/*.h $(TOP)/tests/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) -I$(TOP)/tests/guest $(CFLAGS) $(LDFLAGS) -o $@ $< $(OUT)/libpmuser.a $(LDLIBS) -lpthread
 
-$(OUT)/tests/host/%: $(TOP)/tests/host/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcard $(TOP)/tests/host/*.h $(TOP)/samples/common/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/tests/host/%: $(TOP)/tests/host/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcard $(TOP)/tests/host/*.h $(TOP)/tests/*.h $(TOP)/samples/common/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) -I$(TOP)/samples/common -I$(TOP)/tests/host $(CFLAGS) -DPMUSER_TOP='"$(TOP)"' -DPMUSER_CACHE='"$(PMUSER_CACHE)"' $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS) -lpthread
 

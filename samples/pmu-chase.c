@@ -7,7 +7,6 @@
  *
  * usage: pmu-chase [-s SIZE] [-i ITERATIONS] [-l LINE] [--seed N] [--sequential] [-p]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,37 +16,27 @@
 
 #define TOOL "pmu-chase"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"  -s, --size SIZE        list size in bytes, K/M/G suffixes (default 32K)\n"
-		"  -i, --iterations N     traversals of the whole list (default: about 1M loads)\n"
-		"  -l, --line BYTES       node size: one cache line (default 64)\n"
-		"      --seed N           shuffle seed (default 1)\n"
-		"      --sequential       nodes in address order instead of shuffled\n"
-		"  -p, --parsable         key=value lines instead of the report\n"
-		"  -h, --help\n");
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "line", required_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "sequential", no_argument, NULL, 'q' },
-		{ "parsable", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
 		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes, i, n;
-	bool sequential = false, parsable = false;
+	bool sequential = false, parsable;
+	const struct wl_opt opts[] = {
+		{ "size", 's', "SIZE", "list size in bytes, K/M/G suffixes (default 32K)",
+		  WL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
+		{ "iterations", 'i', "N", "traversals of the whole list (default: about 1M loads)",
+		  WL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
+		{ "line", 'l', "BYTES", "node size: one cache line (default 64)",
+		  WL_OPT_NUMBER, sizeof(void *), 4096, sizeof(void *), .value = &line },
+		{ "seed", 0, "N", "shuffle seed (default 1)",
+		  WL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		{ "sequential", 0, NULL, "nodes in address order instead of shuffled",
+		  WL_OPT_FLAG, .flag = &sequential },
+		{ NULL },
+	};
 	struct wl_chase_args args;
 	struct wl_harness h;
 	struct wl_column col = { .label = "chase" };
@@ -55,50 +44,11 @@ int main(int argc, char **argv)
 	uint64_t *perm;
 	void *p;
 	char *mem, what[200], legend[160], buf[32];
-	int c;
+	int status;
 
-	while ((c = getopt_long(argc, argv, "s:i:l:ph", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (wl_parse_u64(TOOL, "--size", optarg, true, 1, 1ULL << 30, &size))
-				return 2;
-			break;
-		case 'i':
-			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, UINT32_MAX,
-					 &iterations))
-				return 2;
-			break;
-		case 'l':
-			if (wl_parse_u64(TOOL, "--line", optarg, false, sizeof(void *), 4096, &line))
-				return 2;
-			if (line % sizeof(void *)) {
-				fprintf(stderr, TOOL ": --line: %" PRIu64 " is not a multiple of %zu\n",
-					line, sizeof(void *));
-				return 2;
-			}
-			break;
-		case 'S':
-			if (wl_parse_u64(TOOL, "--seed", optarg, false, 0, UINT64_MAX, &seed))
-				return 2;
-			break;
-		case 'q':
-			sequential = true;
-			break;
-		case 'p':
-			parsable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	if (status >= 0)
+		return status;
 	nodes = size / line;
 	if (!nodes) {
 		fprintf(stderr, TOOL ": --size %" PRIu64 " holds no node of %" PRIu64 " bytes\n",
@@ -106,7 +56,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!iterations)
-		iterations = nodes >= (1 << 20) ? 1 : (1 << 20) / nodes;
+		iterations = wl_passes_for_1m(nodes);
 	wl_predict_chase(nodes, iterations, &col.pred);
 	if (wl_check_budget(TOOL, "the chase", &col.pred))
 		return 2;
@@ -155,14 +105,8 @@ int main(int argc, char **argv)
 	snprintf(legend, sizeof(legend), "N=%" PRIu64 " nodes, I=%" PRIu64 " traversals", nodes,
 		 iterations);
 	wl_report(&h, what, &col, 1, legend);
-	if (!parsable && pmuser_counters_backend(h.c) != PMUSER_BACKEND_CLOCK)
-		printf("\nlatency: %.3f cycles per load (%s loads)\n",
-		       (double)col.value[WL_CYCLES] / (double)(nodes * iterations),
-		       wl_group(buf, sizeof(buf), nodes * iterations));
-	else if (!parsable)
-		printf("\nlatency: %.3f ns per load (%s loads)\n",
-		       (double)col.value[WL_CYCLES] / (double)(nodes * iterations),
-		       wl_group(buf, sizeof(buf), nodes * iterations));
+	if (!parsable)
+		wl_print_per_load(&h, "latency: ", col.value[WL_CYCLES], nodes * iterations);
 	wl_close(&h);
 	free(mem);
 	return 0;

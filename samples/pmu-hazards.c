@@ -10,7 +10,6 @@
  *
  * usage: pmu-hazards [-i ITERATIONS] [-s SIZE] [-p]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +19,6 @@
 
 #define TOOL "pmu-hazards"
 #define RUNS 6
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"  -i, --iterations N     iterations of the 8-operation blocks (default 100000)\n"
-		"  -s, --size SIZE        bytes scanned by the control-hazard pair (default 64K)\n"
-		"  -p, --parsable         key=value lines instead of the report\n"
-		"  -h, --help\n");
-}
 
 /* One summary cell: the event's count, or why there is none. */
 static void cell(const struct wl_harness *h, const struct wl_column *col, uint32_t event)
@@ -45,13 +34,6 @@ static void cell(const struct wl_harness *h, const struct wl_column *col, uint32
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "size", required_argument, NULL, 's' },
-		{ "parsable", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_STALL_FRONTEND, WL_EV_STALL_BACKEND, WL_EV_BR_MIS_PRED,
 		WL_EV_BR_RETIRED,
@@ -60,7 +42,14 @@ int main(int argc, char **argv)
 		"data (RAW)", "none", "structural", "none", "control", "none",
 	};
 	uint64_t iterations = 100000, size = 64 << 10, ones = 0, i;
-	bool parsable = false, have_div;
+	bool parsable, have_div;
+	const struct wl_opt opts[] = {
+		{ "iterations", 'i', "N", "iterations of the 8-operation blocks (default 100000)",
+		  WL_OPT_NUMBER, 1, 100000000, .value = &iterations },
+		{ "size", 's', "SIZE", "bytes scanned by the control-hazard pair (default 64K)",
+		  WL_OPT_SIZE, 1, 64 << 20, .value = &size },
+		{ NULL },
+	};
 	struct wl_column cols[RUNS] = {
 		{ .label = "raw_chain" }, { .label = "raw_indep" }, { .label = "div_indep" },
 		{ .label = "mul_indep" }, { .label = "misp_random" }, { .label = "misp_ones" },
@@ -72,34 +61,11 @@ int main(int argc, char **argv)
 	const char *no_div;
 	char *random_bytes, *one_bytes, what[200], legend[200];
 	unsigned int ncols = 0, k;
-	int c;
+	int status;
 
-	while ((c = getopt_long(argc, argv, "i:s:ph", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, 100000000,
-					 &iterations))
-				return 2;
-			break;
-		case 's':
-			if (wl_parse_u64(TOOL, "--size", optarg, true, 1, 64 << 20, &size))
-				return 2;
-			break;
-		case 'p':
-			parsable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	if (status >= 0)
+		return status;
 	random_bytes = malloc((size_t)size);
 	one_bytes = malloc((size_t)size);
 	if (!random_bytes || !one_bytes) {

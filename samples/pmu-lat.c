@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lat_buf.h"
+#include "lat_opts.h"
 #include "lat_out.h"
 #include "lat_timer.h"
 #include "pmuser.h"
@@ -24,14 +25,9 @@
 #define MAX_SAMPLES (100u * 1000 * 1000)
 
 struct opts {
-	uint64_t size, stride, samples, warmup, gap, seed;
+	struct lat_opts lat;
+	uint64_t size, samples, warmup, gap;
 	bool gap_set;
-	enum lat_pattern pattern;
-	enum lat_pages pages;
-	enum pmuser_backend backend;
-	enum lat_format format;
-	int cpu;
-	const char *output, *raw;
 };
 
 static void usage(FILE *f)
@@ -58,100 +54,51 @@ static void usage(FILE *f)
 		"  -h, --help\n");
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, TOOL ": ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return 2;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { O_STRIDE = 256, O_GAP, O_HUGE, O_SEED, O_RAW };
+	enum { O_GAP = 256 };
 	static const struct option lo[] = {
-		{ "size", required_argument, NULL, 's' }, { "pattern", required_argument, NULL, 'p' },
-		{ "stride", required_argument, NULL, O_STRIDE },
-		{ "samples", required_argument, NULL, 'n' }, { "warmup", required_argument, NULL, 'w' },
-		{ "gap", required_argument, NULL, O_GAP }, { "hugepages", required_argument, NULL, O_HUGE },
-		{ "cpu", required_argument, NULL, 'c' }, { "backend", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, O_SEED }, { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "raw", required_argument, NULL, O_RAW },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "size", required_argument, NULL, 's' }, { "samples", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' }, { "gap", required_argument, NULL, O_GAP },
+		LAT_OPTS_LONG, { NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c;
+	int c, ret;
 
-	*o = (struct opts){ .size = 16384, .samples = 10000, .warmup = 1000, .seed = 1,
-			    .cpu = -1 };
+	*o = (struct opts){ .size = 16384, .samples = 10000, .warmup = 1000 };
+	lat_opts_init(&o->lat);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:p:n:w:c:b:f:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, LAT_OPTS_SHORT "s:n:w:", lo, NULL)) != -1) {
+		ret = lat_opts_parse(TOOL, c, argv, &o->lat, usage);
+		if (ret != 1) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
 		case 's':
 			if (lat_parse_size(optarg, &o->size))
-				return bad("bad size '%s' (want a positive byte count, e.g. 4096, 64K, 8M)", optarg);
-			break;
-		case 'p':
-			if (lat_pattern_parse(optarg, &o->pattern))
-				return bad("unknown pattern '%s' (want chase, stride, page or random)", optarg);
-			break;
-		case O_STRIDE:
-			if (lat_parse_size(optarg, &o->stride))
-				return bad("bad stride '%s' (want a positive byte count)", optarg);
+				return lat_bad(TOOL, "bad size '%s' (want a positive byte count, e.g. 4096, 64K, 8M)", optarg);
 			break;
 		case 'n':
 			if (lat_parse_uint(optarg, 1, MAX_SAMPLES, &o->samples))
-				return bad("bad sample count '%s' (want 1 to 100000000)", optarg);
+				return lat_bad(TOOL, "bad sample count '%s' (want 1 to 100000000)", optarg);
 			break;
 		case 'w':
 			if (lat_parse_uint(optarg, 0, MAX_SAMPLES, &o->warmup))
-				return bad("bad warm-up count '%s' (want 0 to 100000000)", optarg);
+				return lat_bad(TOOL, "bad warm-up count '%s' (want 0 to 100000000)", optarg);
 			break;
 		case O_GAP:
 			if (lat_parse_uint(optarg, 0, UINT32_MAX, &o->gap))
-				return bad("bad gap '%s' (want a step count)", optarg);
+				return lat_bad(TOOL, "bad gap '%s' (want a step count)", optarg);
 			o->gap_set = true;
 			break;
-		case O_HUGE:
-			if (lat_pages_parse(optarg, &o->pages) || o->pages == LAT_PAGES_BASE)
-				return bad("bad --hugepages '%s' (want thp or hugetlb)", optarg);
-			break;
-		case 'c':
-			if (lat_parse_uint(optarg, 0, CPU_SETSIZE - 1, &v))
-				return bad("bad CPU '%s'", optarg);
-			o->cpu = (int)v;
-			break;
-		case 'b':
-			if (pmuser_backend_parse(optarg, &o->backend))
-				return bad("unknown backend '%s' (want auto, module, perf-mmap, perf-read or clock)", optarg);
-			break;
-		case O_SEED:
-			if (lat_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
-				return bad("bad seed '%s'", optarg);
-			break;
-		case 'f':
-			if (lat_format_parse(optarg, &o->format))
-				return bad("unknown format '%s' (want text, csv or json)", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case O_RAW:
-			o->raw = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			return bad("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return bad("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
-	if (o->stride && o->pattern != LAT_STRIDE)
-		return bad("%s", "--stride applies to --pattern stride only");
+	ret = lat_opts_no_arguments(TOOL, argc, argv);
+	if (ret)
+		return ret;
+	if (o->lat.stride && o->lat.pattern != LAT_STRIDE)
+		return lat_bad(TOOL, "%s", "--stride applies to --pattern stride only");
 	return 0;
 }
 
@@ -234,13 +181,10 @@ int main(int argc, char **argv)
 	ret = parse(argc, argv, &o);
 	if (ret)
 		return ret;
-	if (o.cpu < 0)
-		o.cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
-	lat_geometry_read(o.cpu, &geo);
-	step = o.stride ? o.stride : geo.line;
-	if (o.pattern == LAT_STRIDE && o.stride > o.size / 2) {
+	step = lat_opts_place(&o.lat, &geo);
+	if (o.lat.pattern == LAT_STRIDE && o.lat.stride > o.size / 2) {
 		fprintf(stderr, TOOL ": stride %llu is more than half the size %llu\n",
-			(unsigned long long)o.stride, (unsigned long long)o.size);
+			(unsigned long long)o.lat.stride, (unsigned long long)o.size);
 		return 2;
 	}
 	if (o.size / step < 2) {
@@ -256,14 +200,14 @@ int main(int argc, char **argv)
 	if (!o.gap_set)
 		o.gap = o.size / step < 64 ? o.size / step : 64;
 
-	ret = lat_timer_open(&t, o.backend, o.cpu, NULL, 0, err, sizeof(err));
+	ret = lat_timer_open(&t, o.lat.backend, o.lat.cpu, NULL, 0, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
 		return 1;
 	}
-	ret = lat_buf_alloc(&buf, o.size, o.pages, err, sizeof(err));
+	ret = lat_buf_alloc(&buf, o.size, o.lat.pages, err, sizeof(err));
 	if (!ret)
-		ret = lat_chain_build(&buf, o.pattern, step, o.seed, &chain, err, sizeof(err));
+		ret = lat_chain_build(&buf, o.lat.pattern, step, o.lat.seed, &chain, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
 		goto out_timer;
@@ -275,15 +219,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": out of memory for %llu samples\n", (unsigned long long)o.samples);
 		goto out_buf;
 	}
-	lat_warn_system(stderr, TOOL, o.cpu);
+	lat_warn_system(stderr, TOOL, o.lat.cpu);
 
 	/* One full traversal warms caches and TLBs; then warm-up samples are thrown away. */
-	state = o.seed ^ 0x5eed;
+	state = o.lat.seed ^ 0x5eed;
 	p = lat_chase(chain.start, chain.nodes);
 	for (uint64_t i = 0; i < o.warmup + o.samples; i++) {
 		uint64_t raw, empty;
 
-		if (o.pattern == LAT_RANDOM) {
+		if (o.lat.pattern == LAT_RANDOM) {
 			void **q = (void **)((char *)buf.mem +
 					     (lat_rand(&state) % chain.nodes) * chain.step);
 
@@ -305,11 +249,11 @@ int main(int argc, char **argv)
 			r.bias = r.bias_raw[i];
 	for (uint64_t i = 0; i < o.samples; i++)
 		r.lat[i] = (int64_t)(r.raw[i] - r.bias);
-	if (o.raw) {
-		FILE *rf = fopen(o.raw, "w");
+	if (o.lat.raw) {
+		FILE *rf = fopen(o.lat.raw, "w");
 
 		if (!rf) {
-			fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+			fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
 			goto out_buf;
 		}
 		fprintf(rf, "# pmu-lat raw samples unit=%s bias=%llu\nindex,raw,bias_raw,latency\n",
@@ -319,7 +263,7 @@ int main(int argc, char **argv)
 				(unsigned long long)r.raw[i], (unsigned long long)r.bias_raw[i],
 				(long long)r.lat[i]);
 		if (fclose(rf)) {
-			fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+			fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
 			goto out_buf;
 		}
 	}
@@ -335,24 +279,22 @@ int main(int argc, char **argv)
 	}
 	lat_stats_compute(r.lat, o.samples, &r.st);
 
-	if (o.output && !(out = fopen(o.output, "w"))) {
-		fprintf(stderr, TOOL ": %s: %s\n", o.output, strerror(errno));
+	if (lat_output_open(TOOL, o.lat.output, &out))
 		goto out_buf;
-	}
 	{
-		const char *timer = t.timer, *pat = lat_pattern_name(o.pattern);
+		const char *timer = t.timer, *pat = lat_pattern_name(o.lat.pattern);
 		double pred = lat_predict_single(&t);
 		const struct lat_stats *s = &r.st;
 
-		switch (o.format) {
+		switch (o.lat.format) {
 		case LAT_TEXT:
 			fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(t.backend), timer);
 			fprintf(out, "sample: %s\n", t.method);
 			fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes, %s), "
 				"pattern %s, %s pages (%zu bytes), seed %llu, CPU %d\n",
 				tiers_fmt_size(szb, sizeof(szb), o.size), chain.nodes, chain.step,
-				geo.line, geo.line_source, pat, lat_pages_name(o.pages), buf.page,
-				(unsigned long long)o.seed, o.cpu);
+				geo.line, geo.line_source, pat, lat_pages_name(o.lat.pages), buf.page,
+				(unsigned long long)o.lat.seed, o.lat.cpu);
 			fprintf(out, "bias (same sequence without the load): min %lld, median %lld, "
 				"max %lld %s; subtracted %llu\n", (long long)r.bias_st.min,
 				(long long)r.bias_st.median, (long long)r.bias_st.max, t.unit,
@@ -378,7 +320,7 @@ int main(int argc, char **argv)
 				"# p99=%lld\n# max=%lld\nlatency,count\n", t.unit,
 				pmuser_backend_name(t.backend), timer, t.method,
 				(unsigned long long)o.size, pat, chain.step, geo.line,
-				lat_pages_name(o.pages), o.cpu, s->n, (unsigned long long)r.bias,
+				lat_pages_name(o.lat.pages), o.lat.cpu, s->n, (unsigned long long)r.bias,
 				(long long)r.bias_st.median, pred, (long long)s->min,
 				(long long)s->mode, (long long)s->median, (long long)s->p90,
 				(long long)s->p99, (long long)s->max);
@@ -396,7 +338,7 @@ int main(int argc, char **argv)
 				"\"min\": %lld, \"mode\": %lld, \"median\": %lld, \"p90\": %lld, "
 				"\"p99\": %lld, \"max\": %lld, \"mean\": %.3f,\n \"histogram\": [",
 				(unsigned long long)o.size, pat, chain.step, geo.line,
-				lat_pages_name(o.pages), o.cpu, (unsigned long long)r.bias,
+				lat_pages_name(o.lat.pages), o.lat.cpu, (unsigned long long)r.bias,
 				(long long)r.bias_st.median, pred, s->n, (long long)s->min,
 				(long long)s->mode, (long long)s->median, (long long)s->p90,
 				(long long)s->p99, (long long)s->max, s->mean);
@@ -405,7 +347,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (out != stdout ? fclose(out) : fflush(out)) {
+	if (lat_output_close(out)) {
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
 		goto out_buf;
 	}

@@ -7,7 +7,6 @@
  *
  * usage: pmu-matrix [-n N] [--seed N] [-p]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,16 +16,8 @@
 
 #define TOOL "pmu-matrix"
 #define MAX_ORDER 700	/* 6 * N^3 stays below 2^31 instructions */
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"  -n, --order N          matrix order: N x N int32 (default 128, at most %d)\n"
-		"      --seed N           random fill seed (default 1)\n"
-		"  -p, --parsable         key=value lines instead of the report\n"
-		"  -h, --help\n", MAX_ORDER);
-}
+#define MAX_ORDER_TEXT "700"
+_Static_assert(MAX_ORDER == 700, "MAX_ORDER_TEXT must spell MAX_ORDER");
 
 /* The product in plain C, for checking both kernels (wrapping 32-bit arithmetic). */
 static void reference(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
@@ -45,19 +36,19 @@ static void reference(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "order", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "parsable", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE_REFILL,
 		WL_EV_STALL_FRONTEND, WL_EV_STALL_BACKEND,
 	};
 	uint64_t n = 128, seed = 1, i;
-	bool parsable = false;
+	bool parsable;
+	const struct wl_opt opts[] = {
+		{ "order", 'n', "N", "matrix order: N x N int32 (default 128, at most "
+		  MAX_ORDER_TEXT ")", WL_OPT_NUMBER, 1, MAX_ORDER, .value = &n },
+		{ "seed", 0, "N", "random fill seed (default 1)",
+		  WL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		{ NULL },
+	};
 	struct wl_column cols[2] = { { .label = "textbook" }, { .label = "interchange" } };
 	struct wl_matrix_args args;
 	struct wl_harness h;
@@ -65,33 +56,11 @@ int main(int argc, char **argv)
 	int32_t *a, *b, *c, *ref;
 	size_t bytes;
 	char what[160], legend[80];
-	int opt, k;
+	int status, k;
 
-	while ((opt = getopt_long(argc, argv, "n:ph", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			if (wl_parse_u64(TOOL, "--order", optarg, false, 1, MAX_ORDER, &n))
-				return 2;
-			break;
-		case 'S':
-			if (wl_parse_u64(TOOL, "--seed", optarg, false, 0, UINT64_MAX, &seed))
-				return 2;
-			break;
-		case 'p':
-			parsable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	if (status >= 0)
+		return status;
 	bytes = (size_t)(n * n) * sizeof(int32_t);
 	a = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 	b = aligned_alloc(64, (bytes + 63) & ~(size_t)63);

@@ -7,7 +7,6 @@
  *
  * usage: pmu-misp [-s SIZE] [-i ITERATIONS] [--seed N] [--ones | --zeros] [-p]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,36 +15,26 @@
 
 #define TOOL "pmu-misp"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"  -s, --size SIZE        array bytes, K/M/G suffixes (default 256K)\n"
-		"  -i, --iterations N     passes over the array (default 4)\n"
-		"      --seed N           random fill seed (default 1)\n"
-		"      --ones, --zeros    fill with '1' (or '0') only: every branch predictable\n"
-		"  -p, --parsable         key=value lines instead of the report\n"
-		"  -h, --help\n");
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "ones", no_argument, NULL, '1' },
-		{ "zeros", no_argument, NULL, '0' },
-		{ "parsable", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_BR_MIS_PRED, WL_EV_STALL_FRONTEND,
 	};
 	uint64_t size = 256 << 10, iterations = 4, seed = 1, ones = 0, i;
-	int fill = -1, c;	/* -1 random, else the only byte */
-	bool parsable = false;
+	int fill = -1, status;	/* fill: -1 random, else the only byte */
+	bool parsable;
+	const struct wl_opt opts[] = {
+		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 256K)",
+		  WL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
+		{ "iterations", 'i', "N", "passes over the array (default 4)",
+		  WL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
+		{ "seed", 0, "N", "random fill seed (default 1)",
+		  WL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		{ "ones", 0, NULL, "fill with '1' (or '0') only: every branch predictable",
+		  WL_OPT_CHOICE, .choice = &fill, .choice_value = '1' },
+		{ "zeros", 0, NULL, NULL, WL_OPT_CHOICE, .choice = &fill, .choice_value = '0' },
+		{ NULL },
+	};
 	struct wl_misp_args args;
 	struct wl_harness h;
 	struct wl_column col = { .label = "misp" };
@@ -53,44 +42,9 @@ int main(int argc, char **argv)
 	int64_t mis, br;
 	char *array, what[200], legend[200], b1[32], b2[32];
 
-	while ((c = getopt_long(argc, argv, "s:i:ph", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (wl_parse_u64(TOOL, "--size", optarg, true, 1, 1ULL << 30, &size))
-				return 2;
-			break;
-		case 'i':
-			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, UINT32_MAX,
-					 &iterations))
-				return 2;
-			break;
-		case 'S':
-			if (wl_parse_u64(TOOL, "--seed", optarg, false, 0, UINT64_MAX, &seed))
-				return 2;
-			break;
-		case '1':
-		case '0':
-			if (fill >= 0 && fill != c) {
-				fprintf(stderr, TOOL ": --ones and --zeros exclude each other\n");
-				return 2;
-			}
-			fill = c;
-			break;
-		case 'p':
-			parsable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	if (status >= 0)
+		return status;
 	array = malloc((size_t)size);
 	if (!array) {
 		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);

@@ -13,7 +13,6 @@
  *
  * usage: pmu-overhead [-n READS] [-r RUNS] [-p]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,16 +63,6 @@ static void read_set(void *ctx)
 static void read_clock(void *ctx)
 {
 	clock_gettime(CLOCK_MONOTONIC, ctx);
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"  -n, --reads N          reads per measurement (default 1000)\n"
-		"  -r, --runs R           measurements per method, minimum kept (default 5)\n"
-		"  -p, --parsable         key=value lines instead of the table\n"
-		"  -h, --help\n");
 }
 
 static __attribute__((noinline)) void read_loop(read_fn fn, void *ctx, unsigned long n)
@@ -147,13 +136,6 @@ static void set_bias(struct method *m, struct pmuser_counters *c)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "reads", required_argument, NULL, 'n' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "parsable", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum { RAW, SERIAL, ALL, MMAP, READ1, READG, CLOCK, CNTVCT, NMETHODS };
 	struct method methods[NMETHODS] = {
 		[RAW] = { "raw", "inline raw read", "", wl_ovh_raw, NULL },
@@ -166,7 +148,14 @@ int main(int argc, char **argv)
 		[CNTVCT] = { "cntvct", "generic timer CNTVCT", "", wl_ovh_cntvct, NULL },
 	};
 	uint64_t reads = 1000, runs = 5, v;
-	bool parsable = false, module, clock_only;
+	bool parsable, module, clock_only;
+	const struct wl_opt opts[] = {
+		{ "reads", 'n', "N", "reads per measurement (default 1000)",
+		  WL_OPT_NUMBER, 1, 1000000, .value = &reads },
+		{ "runs", 'r', "R", "measurements per method, minimum kept (default 5)",
+		  WL_OPT_NUMBER, 1, 1000, .value = &runs },
+		{ NULL },
+	};
 	int64_t null_best[PMUSER_COUNTERS_MAX], best[PMUSER_COUNTERS_MAX];
 	struct set_ctx all_ctx, set_ctx;
 	struct timespec ts;
@@ -174,33 +163,11 @@ int main(int argc, char **argv)
 	const char *why;
 	unsigned int k, i;
 	double base_raw, base_serial;
-	int c;
+	int status;
 
-	while ((c = getopt_long(argc, argv, "n:r:ph", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (wl_parse_u64(TOOL, "--reads", optarg, false, 1, 1000000, &reads))
-				return 2;
-			break;
-		case 'r':
-			if (wl_parse_u64(TOOL, "--runs", optarg, false, 1, 1000, &runs))
-				return 2;
-			break;
-		case 'p':
-			parsable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	status = wl_parse_options(TOOL, "table", opts, argc, argv, &parsable);
+	if (status >= 0)
+		return status;
 
 #if defined(PMUSER_FAST_V6)
 	/* ARM1176 counts every mode: both counters count the same. */

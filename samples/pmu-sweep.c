@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lat_buf.h"
+#include "lat_opts.h"
 #include "lat_out.h"
 #include "lat_timer.h"
 #include "pmuser.h"
@@ -29,16 +30,12 @@
 #define DEFAULT_EVENTS "l1d_cache_refill,l2d_cache_refill,l1d_tlb_refill"
 
 struct opts {
-	uint64_t min, max, stride, reps, seed;
+	struct lat_opts lat;
+	uint64_t min, max, reps;
 	double budget;
 	uint64_t sizes[MAX_SIZES];
 	size_t nr_sizes;		/* explicit --sizes */
-	enum lat_pattern pattern;
-	enum lat_pages pages;
-	enum pmuser_backend backend;
-	enum lat_format format;
-	int cpu;
-	const char *events, *output, *svg, *raw, *from;
+	const char *events, *svg, *from;
 	bool measuring_opt;		/* an option that only a measurement uses */
 	bool max_set;
 };
@@ -78,66 +75,56 @@ static void usage(FILE *f)
 		"  -h, --help\n");
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, TOOL ": ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return 2;
-}
-
 static int parse_sizes(char *list, struct opts *o)
 {
 	char *save, *tok;
 
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (o->nr_sizes == MAX_SIZES)
-			return bad("more than %s sizes", "512");
+			return lat_bad(TOOL, "more than %s sizes", "512");
 		if (lat_parse_size(tok, &o->sizes[o->nr_sizes]))
-			return bad("bad size '%s' in --sizes (want positive byte counts, e.g. 4K,64K,1M)", tok);
+			return lat_bad(TOOL, "bad size '%s' in --sizes (want positive byte counts, e.g. 4K,64K,1M)", tok);
 		if (o->nr_sizes && o->sizes[o->nr_sizes] <= o->sizes[o->nr_sizes - 1])
-			return bad("--sizes must increase ('%s')", tok);
+			return lat_bad(TOOL, "--sizes must increase ('%s')", tok);
 		o->nr_sizes++;
 	}
 	if (!o->nr_sizes)
-		return bad("%s", "--sizes is empty");
+		return lat_bad(TOOL, "%s", "--sizes is empty");
 	return 0;
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { O_MIN = 256, O_MAX, O_SIZES, O_STRIDE, O_HUGE, O_SEED, O_SVG, O_RAW, O_FROM };
+	enum { O_MIN = 256, O_MAX, O_SIZES, O_SVG, O_FROM };
 	static const struct option lo[] = {
 		{ "min", required_argument, NULL, O_MIN }, { "max", required_argument, NULL, O_MAX },
 		{ "sizes", required_argument, NULL, O_SIZES },
-		{ "pattern", required_argument, NULL, 'p' },
-		{ "stride", required_argument, NULL, O_STRIDE },
 		{ "reps", required_argument, NULL, 'r' }, { "budget", required_argument, NULL, 't' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "hugepages", required_argument, NULL, O_HUGE },
-		{ "cpu", required_argument, NULL, 'c' }, { "backend", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, O_SEED }, { "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' }, { "svg", required_argument, NULL, O_SVG },
-		{ "raw", required_argument, NULL, O_RAW }, { "from", required_argument, NULL, O_FROM },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "events", required_argument, NULL, 'e' }, { "svg", required_argument, NULL, O_SVG },
+		{ "from", required_argument, NULL, O_FROM }, LAT_OPTS_LONG, { NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
 	char *end;
 	int c, ret;
 
-	*o = (struct opts){ .min = 1024, .max = 256u << 20, .reps = 5, .seed = 1, .budget = 20,
-			    .cpu = -1 };
+	*o = (struct opts){ .min = 1024, .max = 256u << 20, .reps = 5, .budget = 20 };
+	lat_opts_init(&o->lat);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:r:t:e:c:b:f:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, LAT_OPTS_SHORT "r:t:e:", lo, NULL)) != -1) {
 		o->measuring_opt |= !strchr("fo", c) && c != O_SVG && c != O_FROM && c != 'h';
+		ret = lat_opts_parse(TOOL, c, argv, &o->lat, usage);
+		if (ret != 1) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
 		case O_MIN:
 			if (lat_parse_size(optarg, &o->min))
-				return bad("bad --min '%s' (want a positive byte count, e.g. 1K)", optarg);
+				return lat_bad(TOOL, "bad --min '%s' (want a positive byte count, e.g. 1K)", optarg);
 			break;
 		case O_MAX:
 			if (lat_parse_size(optarg, &o->max))
-				return bad("bad --max '%s' (want a positive byte count, e.g. 256M)", optarg);
+				return lat_bad(TOOL, "bad --max '%s' (want a positive byte count, e.g. 256M)", optarg);
 			o->max_set = true;
 			break;
 		case O_SIZES:
@@ -145,77 +132,36 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (ret)
 				return ret;
 			break;
-		case 'p':
-			if (lat_pattern_parse(optarg, &o->pattern))
-				return bad("unknown pattern '%s' (want chase, stride, page or random)", optarg);
-			break;
-		case O_STRIDE:
-			if (lat_parse_size(optarg, &o->stride))
-				return bad("bad stride '%s' (want a positive byte count)", optarg);
-			break;
 		case 'r':
 			if (lat_parse_uint(optarg, 1, 1000, &o->reps))
-				return bad("bad repetition count '%s' (want 1 to 1000)", optarg);
+				return lat_bad(TOOL, "bad repetition count '%s' (want 1 to 1000)", optarg);
 			break;
 		case 't':
 			errno = 0;
 			o->budget = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->budget > 0) || o->budget > 86400)
-				return bad("bad time budget '%s' (want seconds, > 0)", optarg);
+				return lat_bad(TOOL, "bad time budget '%s' (want seconds, > 0)", optarg);
 			break;
 		case 'e':
 			o->events = strcmp(optarg, "default") ? optarg : DEFAULT_EVENTS;
 			break;
-		case O_HUGE:
-			if (lat_pages_parse(optarg, &o->pages) || o->pages == LAT_PAGES_BASE)
-				return bad("bad --hugepages '%s' (want thp or hugetlb)", optarg);
-			break;
-		case 'c':
-			if (lat_parse_uint(optarg, 0, CPU_SETSIZE - 1, &v))
-				return bad("bad CPU '%s'", optarg);
-			o->cpu = (int)v;
-			break;
-		case 'b':
-			if (pmuser_backend_parse(optarg, &o->backend))
-				return bad("unknown backend '%s' (want auto, module, perf-mmap, perf-read or clock)", optarg);
-			break;
-		case O_SEED:
-			if (lat_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
-				return bad("bad seed '%s'", optarg);
-			break;
-		case 'f':
-			if (lat_format_parse(optarg, &o->format))
-				return bad("unknown format '%s' (want text, csv or json)", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
 		case O_SVG:
 			o->svg = optarg;
-			break;
-		case O_RAW:
-			o->raw = optarg;
 			break;
 		case O_FROM:
 			o->from = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			return bad("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return bad("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
+	ret = lat_opts_no_arguments(TOOL, argc, argv);
+	if (ret)
+		return ret;
 	if (o->from && o->measuring_opt)
-		return bad("%s", "--from re-analyses a saved file: only --format, --output and --svg apply");
-	if (o->stride && o->pattern != LAT_STRIDE)
-		return bad("%s", "--stride applies to --pattern stride only");
+		return lat_bad(TOOL, "%s", "--from re-analyses a saved file: only --format, --output and --svg apply");
+	if (o->lat.stride && o->lat.pattern != LAT_STRIDE)
+		return lat_bad(TOOL, "%s", "--stride applies to --pattern stride only");
 	if (o->min > o->max)
-		return bad("%s", "--min is above --max");
+		return lat_bad(TOOL, "%s", "--min is above --max");
 	return 0;
 }
 
@@ -335,12 +281,11 @@ static int from_file(const struct opts *o)
 		sweepcsv_free(&csv);
 		return 1;
 	}
-	if (o->output && !(out = fopen(o->output, "w"))) {
-		fprintf(stderr, TOOL ": %s: %s\n", o->output, strerror(errno));
+	if (lat_output_open(TOOL, o->lat.output, &out)) {
 		sweepcsv_free(&csv);
 		return 1;
 	}
-	switch (o->format) {
+	switch (o->lat.format) {
 	case LAT_TEXT:
 		fprintf(out, "from: %s (%zu sizes, %s)\n", o->from, csv.n, unit_of(&csv));
 		for (size_t i = 0; i < csv.nmeta; i++)
@@ -362,7 +307,7 @@ static int from_file(const struct opts *o)
 		fprintf(out, "}\n");
 		break;
 	}
-	ret = out != stdout ? fclose(out) : fflush(out);
+	ret = lat_output_close(out);
 	if (!ret && o->svg)
 		ret = write_svg(o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from);
 	sweepcsv_free(&csv);
@@ -387,7 +332,7 @@ struct sweep {
 static uint64_t timed_run(struct sweep *s, struct lat_chain *ch, void ***p, uint64_t loads,
 			  uint64_t *ev)
 {
-	if (s->o->pattern == LAT_RANDOM)
+	if (s->o->lat.pattern == LAT_RANDOM)
 		return lat_time_random(&s->t, (void **)s->buf.mem, ch->nodes, ch->step, loads,
 				       &s->state, ev);
 	return lat_time_chase(&s->t, p, loads / LAT_UNROLL, ev);
@@ -418,7 +363,7 @@ static int measure_size(struct sweep *s, uint64_t size, double per_run_ns, struc
 	int ret;
 
 	view.size = size;
-	ret = lat_chain_build(&view, s->o->pattern, s->step, s->o->seed, &ch, err, sizeof(err));
+	ret = lat_chain_build(&view, s->o->lat.pattern, s->step, s->o->lat.seed, &ch, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
 		return ret;
@@ -480,7 +425,7 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 	const struct opts *o = s->o;
 	const char *unit = s->t.unit;
 	struct tiers_result r;
-	double pred = o->pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t);
+	double pred = o->lat.pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t);
 	bool ok;
 	char a[32], b[32];
 
@@ -489,18 +434,18 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 	for (size_t i = 0; i < n; i++)
 		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min > 0 ? pts[i].min : 1e-9 };
 	ok = n >= TIERS_MIN_POINTS && !tiers_detect(tp, n, &r);
-	switch (o->format) {
+	switch (o->lat.format) {
 	case LAT_TEXT:
 		fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(s->t.backend),
 			s->t.timer);
-		fprintf(out, "run: %s\n", o->pattern == LAT_RANDOM ?
+		fprintf(out, "run: %s\n", o->lat.pattern == LAT_RANDOM ?
 			"library region reads around a C loop of independent random-index loads" :
 			s->t.loop_method);
 		fprintf(out, "layout: pattern %s, nodes %llu bytes apart (line %u bytes, %s), "
 			"%s pages (%zu bytes), seed %llu, CPU %d, %llu runs per size\n",
-			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
-			s->geo.line_source, lat_pages_name(o->pages), s->buf.page,
-			(unsigned long long)o->seed, o->cpu, (unsigned long long)o->reps);
+			lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
+			s->geo.line_source, lat_pages_name(o->lat.pages), s->buf.page,
+			(unsigned long long)o->lat.seed, o->lat.cpu, (unsigned long long)o->reps);
 		for (unsigned int c = 0; c < s->geo.nr_caches; c++)
 			fprintf(out, "%s L%u %s %s", c ? "," : "sysfs caches:", s->geo.cache[c].level,
 				s->geo.cache[c].type, tiers_fmt_size(a, sizeof(a), s->geo.cache[c].size));
@@ -531,8 +476,8 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 			"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%g\n"
 			"size_bytes,latency,median,ns_per_load,loads", unit,
 			pmuser_backend_name(s->t.backend), s->t.timer,
-			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
-			lat_pages_name(o->pages), o->cpu, (unsigned long long)o->reps, pred);
+			lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
+			lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps, pred);
 		for (size_t e = 0; e < s->nr_ev; e++)
 			fprintf(out, ",%s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
 		fputc('\n', out);
@@ -551,8 +496,8 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 		lat_json_string(out, s->t.timer);
 		fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
 			"\"cpu\": %d, \"reps\": %llu, \"predicted\": %g,\n \"points\": [",
-			lat_pattern_name(o->pattern), (unsigned long long)s->step, s->geo.line,
-			lat_pages_name(o->pages), o->cpu, (unsigned long long)o->reps, pred);
+			lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
+			lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps, pred);
 		for (size_t i = 0; i < n; i++) {
 			fprintf(out, "%s\n  {\"size\": %llu, \"min\": %.6g, \"median\": %.6g, "
 				"\"ns\": %.6g, \"loads\": %llu, \"events\": {", i ? "," : "",
@@ -571,11 +516,11 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 		break;
 	}
 	if (o->svg && ok) {
-		snprintf(b, sizeof(b), "%s", lat_pattern_name(o->pattern));
+		snprintf(b, sizeof(b), "%s", lat_pattern_name(o->lat.pattern));
 		char title[160];
 
 		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend", b,
-			 lat_pages_name(o->pages), pmuser_backend_name(s->t.backend));
+			 lat_pages_name(o->lat.pages), pmuser_backend_name(s->t.backend));
 		if (write_svg(o->svg, tp, n, unit, &r, title)) {
 			free(tp);
 			return -EIO;
@@ -606,10 +551,7 @@ int main(int argc, char **argv)
 	if (o.from)
 		return from_file(&o);
 	s.o = &o;
-	if (o.cpu < 0)
-		o.cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
-	lat_geometry_read(o.cpu, &s.geo);
-	s.step = o.stride ? o.stride : s.geo.line;
+	s.step = lat_opts_place(&o.lat, &s.geo);
 	unit = s.step;
 	mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
 	/* The default top size shrinks to a power of two within a quarter of small machines. */
@@ -627,7 +569,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (o.events) {
-		uint32_t midr = lat_cpu_midr(o.cpu);
+		uint32_t midr = lat_cpu_midr(o.lat.cpu);
 
 		if (pmuser_evspec_parse(o.events, midr, s.ev, PMUSER_MAX_EVENTS, &s.nr_ev, err,
 					sizeof(err))) {
@@ -635,17 +577,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	ret = lat_timer_open(&s.t, o.backend, o.cpu, s.ev, s.nr_ev, err, sizeof(err));
+	ret = lat_timer_open(&s.t, o.lat.backend, o.lat.cpu, s.ev, s.nr_ev, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
 		return 1;
 	}
-	ret = lat_buf_alloc(&s.buf, sizes[n - 1], o.pages, err, sizeof(err));
+	ret = lat_buf_alloc(&s.buf, sizes[n - 1], o.lat.pages, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
 		goto out_timer;
 	}
-	if (o.pattern == LAT_PAGE) {	/* page-local layouts need whole pages */
+	if (o.lat.pattern == LAT_PAGE) {	/* page-local layouts need whole pages */
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++)
@@ -661,21 +603,21 @@ int main(int argc, char **argv)
 			goto out_buf;
 		}
 	}
-	if (o.raw) {
-		s.raw = fopen(o.raw, "w");
+	if (o.lat.raw) {
+		s.raw = fopen(o.lat.raw, "w");
 		if (!s.raw) {
-			fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+			fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
 			goto out_buf;
 		}
 		fprintf(s.raw, "# pmu-sweep raw runs unit=%s\nsize,rep,loads,raw,bias,latency,ns\n",
 			s.t.unit);
 	}
-	lat_warn_system(stderr, TOOL, o.cpu);
+	lat_warn_system(stderr, TOOL, o.lat.cpu);
 	fprintf(stderr, TOOL ": %zu sizes from %s", n, tiers_fmt_size(a, sizeof(a), sizes[0]));
 	fprintf(stderr, " to %s, %llu runs each, budget %g s, timer %s\n",
 		tiers_fmt_size(a, sizeof(a), sizes[n - 1]), (unsigned long long)o.reps, o.budget,
 		s.t.timer);
-	s.state = o.seed | 1;
+	s.state = o.lat.seed | 1;
 	lat_progress_init(&prog, TOOL);
 	for (size_t i = 0; i < n; i++) {
 		ret = measure_size(&s, sizes[i], o.budget * 1e9 / (double)(n * o.reps), &pts[i]);
@@ -685,12 +627,10 @@ int main(int argc, char **argv)
 			     tiers_fmt_size(a, sizeof(a), sizes[i]), pts[i].min, s.t.unit);
 	}
 	lat_progress_done(&prog);
-	if (o.output && !(out = fopen(o.output, "w"))) {
-		fprintf(stderr, TOOL ": %s: %s\n", o.output, strerror(errno));
+	if (lat_output_open(TOOL, o.lat.output, &out))
 		goto out_raw;
-	}
 	ret = report(&s, pts, n, out);
-	if (out != stdout ? fclose(out) : fflush(out))
+	if (lat_output_close(out))
 		ret = -EIO;
 	if (ret)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
@@ -698,7 +638,7 @@ int main(int argc, char **argv)
 		status = 0;
 out_raw:
 	if (s.raw && fclose(s.raw)) {
-		fprintf(stderr, TOOL ": %s: %s\n", o.raw, strerror(errno));
+		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
 		status = 1;
 	}
 out_buf:

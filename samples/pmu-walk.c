@@ -7,7 +7,6 @@
  *
  * usage: pmu-walk [-s SIZE] [--stride BYTES] [-i ITERATIONS] [-p]
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,75 +15,33 @@
 
 #define TOOL "pmu-walk"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"  -s, --size SIZE        array bytes, K/M/G suffixes (default 64K)\n"
-		"  -t, --stride BYTES     distance between loads, a multiple of 4 (default 64)\n"
-		"  -i, --iterations N     passes over the array (default: about 1M loads)\n"
-		"  -p, --parsable         key=value lines instead of the report\n"
-		"  -h, --help\n");
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "stride", required_argument, NULL, 't' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "parsable", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
 		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 64 << 10, stride = 64, iterations = 0, count, i, it;
-	bool parsable = false;
+	bool parsable;
+	const struct wl_opt opts[] = {
+		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 64K)",
+		  WL_OPT_SIZE, 4, 1ULL << 30, .value = &size },
+		{ "stride", 't', "BYTES", "distance between loads, a multiple of 4 (default 64)",
+		  WL_OPT_SIZE, 4, 1ULL << 30, 4, .value = &stride },
+		{ "iterations", 'i', "N", "passes over the array (default: about 1M loads)",
+		  WL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
+		{ NULL },
+	};
 	struct wl_walk_args args;
 	struct wl_harness h;
 	struct wl_column col = { .label = "walk" };
 	uint32_t *array, sum = 0;
 	char what[200], legend[160], b1[32];
-	int c;
+	int status;
 
-	while ((c = getopt_long(argc, argv, "s:t:i:ph", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (wl_parse_u64(TOOL, "--size", optarg, true, 4, 1ULL << 30, &size))
-				return 2;
-			break;
-		case 't':
-			if (wl_parse_u64(TOOL, "--stride", optarg, true, 4, 1ULL << 30, &stride))
-				return 2;
-			if (stride % 4) {
-				fprintf(stderr, TOOL ": --stride: %" PRIu64 " is not a multiple of 4\n",
-					stride);
-				return 2;
-			}
-			break;
-		case 'i':
-			if (wl_parse_u64(TOOL, "--iterations", optarg, false, 1, UINT32_MAX,
-					 &iterations))
-				return 2;
-			break;
-		case 'p':
-			parsable = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, TOOL ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
+	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	if (status >= 0)
+		return status;
 	count = size / stride;
 	if (!count) {
 		fprintf(stderr, TOOL ": --stride %" PRIu64 " is larger than --size %" PRIu64 "\n",
@@ -92,7 +49,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!iterations)
-		iterations = count >= (1 << 20) ? 1 : (1 << 20) / count;
+		iterations = wl_passes_for_1m(count);
 	wl_predict_walk(count, iterations, &col.pred);
 	if (wl_check_budget(TOOL, "the walk", &col.pred))
 		return 2;
@@ -128,10 +85,7 @@ int main(int argc, char **argv)
 		 count, iterations);
 	wl_report(&h, what, &col, 1, legend);
 	if (!parsable)
-		printf("\n%.3f %s per load (%s loads)\n",
-		       (double)col.value[WL_CYCLES] / (double)(count * iterations),
-		       pmuser_counters_backend(h.c) == PMUSER_BACKEND_CLOCK ? "ns" : "cycles",
-		       wl_group(b1, sizeof(b1), count * iterations));
+		wl_print_per_load(&h, "", col.value[WL_CYCLES], count * iterations);
 	wl_close(&h);
 	free(array);
 	return 0;

@@ -10,8 +10,7 @@
 
 #include "lat_buf.h"
 
-/* Reads the first line of a sysfs file into buf without the newline: 0 or -1. */
-static int read_line(const char *path, char *buf, size_t len)
+int lat_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	char *nl;
@@ -94,20 +93,20 @@ void lat_geometry_read(int cpu, struct lat_geometry *g)
 		const char *base = "/sys/devices/system/cpu/cpu%d/cache/index%u/%s";
 
 		snprintf(path, sizeof(path), base, cpu, i, "type");
-		if (read_line(path, c->type, sizeof(c->type)))
+		if (lat_read_line(path, c->type, sizeof(c->type)))
 			break;
 		if (!strcmp(c->type, "Instruction"))
 			continue;
 		snprintf(path, sizeof(path), base, cpu, i, "level");
-		if (read_line(path, buf, sizeof(buf)))
+		if (lat_read_line(path, buf, sizeof(buf)))
 			continue;
 		c->level = (unsigned int)atoi(buf);
 		snprintf(path, sizeof(path), base, cpu, i, "size");
-		if (read_line(path, buf, sizeof(buf)) || !(c->size = parse_cache_size(buf)))
+		if (lat_read_line(path, buf, sizeof(buf)) || !(c->size = parse_cache_size(buf)))
 			continue;
 		if (!g->line) {
 			snprintf(path, sizeof(path), base, cpu, i, "coherency_line_size");
-			if (!read_line(path, buf, sizeof(buf)) && atoi(buf) >= 16) {
+			if (!lat_read_line(path, buf, sizeof(buf)) && atoi(buf) >= 16) {
 				g->line = (unsigned int)atoi(buf);
 				g->line_source = "sysfs";
 			}
@@ -176,7 +175,7 @@ static size_t thp_page_size(char *why, size_t len)
 {
 	char buf[128];
 
-	if (read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf))) {
+	if (lat_read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf))) {
 		snprintf(why, len, "this kernel has no transparent huge pages "
 			 "(/sys/kernel/mm/transparent_hugepage/enabled missing)");
 		return 0;
@@ -186,7 +185,7 @@ static size_t thp_page_size(char *why, size_t len)
 			 "/sys/kernel/mm/transparent_hugepage/enabled)");
 		return 0;
 	}
-	if (!read_line("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", buf, sizeof(buf)) &&
+	if (!lat_read_line("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", buf, sizeof(buf)) &&
 	    atol(buf) > 0)
 		return (size_t)atol(buf);
 	return 2u << 20;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lat_buf.h"
 #include "lat_out.h"
 #include "lat_timer.h"
 
@@ -22,31 +23,13 @@ int lat_format_parse(const char *s, enum lat_format *out)
 	return -EINVAL;
 }
 
-static int read_str(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	char *nl;
-
-	if (!f)
-		return -1;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	return 0;
-}
-
 uint32_t lat_cpu_midr(int cpu)
 {
 	char path[96], buf[32];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/regs/identification/midr_el1",
 		 cpu < 0 ? 0 : cpu);
-	if (read_str(path, buf, sizeof(buf)))
+	if (lat_read_line(path, buf, sizeof(buf)))
 		return 0;
 	return (uint32_t)strtoull(buf, NULL, 16);
 }
@@ -60,7 +43,7 @@ int lat_warn_system(FILE *f, const char *tool, int cpu)
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
 		 cpu < 0 ? 0 : cpu);
-	if (!read_str(path, buf, sizeof(buf)) && strcmp(buf, "performance")) {
+	if (!lat_read_line(path, buf, sizeof(buf)) && strcmp(buf, "performance")) {
 		fprintf(f, "%s: warning: CPU %d runs the '%s' cpufreq governor: cycles per load "
 			"hold, ns per load follow the clock (use 'performance' for stable ns)\n",
 			tool, cpu, buf);
@@ -70,7 +53,7 @@ int lat_warn_system(FILE *f, const char *tool, int cpu)
 		uint32_t m = lat_cpu_midr((int)i);
 
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/cpufreq/cpuinfo_max_freq", i);
-		if (!read_str(path, buf, sizeof(buf))) {
+		if (!lat_read_line(path, buf, sizeof(buf))) {
 			if (!first_freq[0])
 				snprintf(first_freq, sizeof(first_freq), "%s", buf);
 			else if (strcmp(first_freq, buf))

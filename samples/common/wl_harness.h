@@ -107,6 +107,50 @@ const char *wl_group(char *buf, size_t len, uint64_t v);
 int wl_parse_u64(const char *tool, const char *opt, const char *arg, bool size_suffix,
 		 uint64_t min, uint64_t max, uint64_t *out);
 
+/*
+ * One option of a workload tool. Every tool also takes -p/--parsable and -h/--help, which
+ * wl_parse_options() adds; the usage lists the options in table order.
+ */
+enum wl_opt_kind {
+	WL_OPT_NUMBER,		/* *value = an unsigned decimal in [min, max] */
+	WL_OPT_SIZE,		/* the same, with a K/M/G suffix allowed */
+	WL_OPT_FLAG,		/* *flag = true */
+	WL_OPT_CHOICE,		/* *choice = choice_value; the options sharing choice exclude
+				 * each other (*choice starts below 0) */
+};
+
+struct wl_opt {
+	const char *name;	/* long name without "--"; NULL ends the table */
+	char short_name;	/* 0: long only */
+	const char *arg;	/* the argument's name in the usage; NULL for flags and choices */
+	const char *help;	/* NULL: listed on the line of the option before it */
+	enum wl_opt_kind kind;
+	uint64_t min, max;
+	uint64_t multiple;	/* numbers must be a multiple of it (0: any) */
+	uint64_t *value;
+	bool *flag;
+	int *choice;
+	int choice_value;
+};
+
+/*
+ * Parses argv by the table; "what" is what --parsable replaces in the usage ("report").
+ * Returns -1 to go on, or the exit status: 0 after --help (usage on stdout), 2 after bad
+ * input (reason on stderr, with the usage for an unknown option).
+ */
+int wl_parse_options(const char *tool, const char *what, const struct wl_opt *opts, int argc,
+		     char **argv, bool *parsable);
+
+/* Passes over N elements that make about a million loads (at least one pass). */
+uint64_t wl_passes_for_1m(uint64_t n);
+
+/*
+ * After the report: "\n<prefix><value/loads> cycles per load (<loads> loads)", in ns when
+ * the clock backend measured.
+ */
+void wl_print_per_load(const struct wl_harness *h, const char *prefix, int64_t value,
+		       uint64_t loads);
+
 /* ---- a small deterministic PRNG (xorshift64*) for shuffles and random data ---------------- */
 struct wl_rng {
 	uint64_t s;

@@ -6,32 +6,17 @@
  * 1.25 per load for pmu-sweep's unrolled loop, at every size and for every chained pattern.
  * Bad input must give a message and a non-zero exit, never a crash.
  */
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "pmuser_test.h"
+#include "../tool_run.h"
 
 #define OUT_MAX (256 * 1024)
 
 /* Runs cmd with stderr joined to stdout into out; returns its exit status, -1 on a signal. */
 static int run(const char *cmd, char *out, size_t len)
 {
-	char full[1024];
-	size_t used = 0, got;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	if (!p)
-		return -1;
-	while (used + 1 < len && (got = fread(out + used, 1, len - 1 - used, p)) > 0)
-		used += got;
-	out[used] = '\0';
-	st = pclose(p);
-	if (st == -1 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	return tool_run(cmd, true, out, len);
 }
 
 /* The value of a "# key=value" line, or NULL. */

@@ -6,32 +6,17 @@
  * pmu-overhead's read methods must order as designed; bad input must be refused with a
  * message and a non-zero status, on every target.
  */
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "pmuser_test.h"
+#include "../tool_run.h"
 
 #define OUT_MAX (64 << 10)
 
-/* Runs cmd through the shell, its stdout into out. Returns the exit status, or -1 if the
- * command was killed by a signal or could not run.
- */
+/* Runs cmd, its stdout into out; returns its exit status, -1 on a signal. */
 static int run(const char *cmd, char *out, size_t len)
 {
-	size_t used = 0, n;
-	FILE *p;
-	int st;
-
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (used + 1 < len && (n = fread(out + used, 1, len - 1 - used, p)) > 0)
-		used += n;
-	out[used] = '\0';
-	st = pclose(p);
-	if (st < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	return tool_run(cmd, false, out, len);
 }
 
 /* The value of key=... in line (up to the next space or end of line), or NULL. */

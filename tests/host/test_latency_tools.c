@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "lat_buf.h"
 #include "lat_timer.h"
+#include "../tool_run.h"
 
 #define KiB (1024ULL)
 #define MiB (1024ULL * 1024)
@@ -22,22 +22,10 @@
 #define BIN PMUSER_TOP "/build/host/bin/"
 #define OUT_MAX (256 * 1024)
 
+/* Runs cmd with stderr joined to stdout into out; returns its exit status, -1 on a signal. */
 static int run(const char *cmd, char *out, size_t len)
 {
-	char full[2048];
-	size_t used = 0, got;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	if (!p)
-		return -1;
-	while (used + 1 < len && (got = fread(out + used, 1, len - 1 - used, p)) > 0)
-		used += got;
-	out[used] = '\0';
-	st = pclose(p);
-	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+	return tool_run(cmd, true, out, len);
 }
 
 static int has(const char *out, const char *s)
