@@ -110,7 +110,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	lat_opts_init(&o->lat);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, LAT_OPTS_SHORT "r:t:e:", lo, NULL)) != -1) {
-		o->measuring_opt |= !strchr("fo", c) && c != O_SVG && c != O_FROM && c != 'h';
+		o->measuring_opt |= c != 'f' && c != 'o' && c != O_SVG && c != O_FROM && c != 'h';
 		ret = lat_opts_parse(TOOL, c, argv, &o->lat, usage);
 		if (ret != 1) {
 			if (ret)
