@@ -226,6 +226,7 @@ static void pmuser_teardown_all(void)
 
 	for_each_possible_cpu(cpu)
 		pmuser_cpu_teardown(cpu);
+	pmuser_access_counters_gone();
 }
 
 struct pmuser_cpu_caps {
