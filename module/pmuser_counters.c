@@ -33,6 +33,8 @@ struct pmuser_counter {
 	/* The raw value user space saw at the last sync, and perf's count at that moment. */
 	u64 last_raw;
 	u64 last_count;
+	/* Set on the counter's CPU once it has been synced: the overflow handler acts from then. */
+	bool synced;
 };
 
 /* Slot PMUSER_MAX_EVENTS is the cycle counter; slots below it follow pmuser_config.events. */
@@ -76,6 +78,7 @@ static void pmuser_counter_sync(struct pmuser_counter *c, u64 raw)
 	local64_set(&event->hw.period_left, 1);
 	c->last_raw = raw;
 	c->last_count = local64_read(&event->count);
+	WRITE_ONCE(c->synced, true);
 }
 
 static void pmuser_counter_set(struct pmuser_counter *c, u64 raw)
@@ -103,7 +106,8 @@ static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *d
 {
 	struct pmuser_counter *c = event->overflow_handler_context;
 
-	pmuser_counter_sync(c, pmuser_counter_continued(c));
+	if (READ_ONCE(c->synced))
+		pmuser_counter_sync(c, pmuser_counter_continued(c));
 }
 
 static void pmuser_cpu_zero(void *unused)
@@ -155,11 +159,21 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 	 * its counters then wrap untouched and are reloaded only when perf restarts the event.
 	 */
 	attr.sample_period = PMUSER_SAMPLE_PERIOD;
+	attr.disabled = 1;
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
-	if (PTR_ERR_OR_ZERO(event) != -EOPNOTSUPP)
+	if (PTR_ERR_OR_ZERO(event) == -EOPNOTSUPP) {
+		attr.sample_period = 0;
+		event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
+	}
+	if (IS_ERR(event))
 		return event;
-	attr.sample_period = 0;
-	return perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
+	/*
+	 * Created disabled so the first start does not load minus the sampling period (an
+	 * overflow at once): start far from the wrap until pmuser_cpu_zero() syncs it.
+	 */
+	local64_set(&event->hw.period_left, S32_MAX);
+	perf_event_enable(event);
+	return event;
 }
 
 static void pmuser_cpu_teardown(unsigned int cpu)
@@ -175,6 +189,7 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		if (pc->ctr[slot].event)
 			perf_event_release_kernel(pc->ctr[slot].event);
 		pc->ctr[slot].event = NULL;
+		pc->ctr[slot].synced = false;
 	}
 }
 

@@ -225,7 +225,7 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 	ASSERT_EQ(0, load(PROBE_PATH, "")) TH_LOG("%s: the probe module must be built (emu/build.sh)",
 						   PROBE_PATH);
 	f = fopen(PROBE_FILE, "r");
-	ASSERT_NE(NULL, f);
+	ASSERT_TRUE(f != NULL);
 	i = 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned int cpu, val;
