@@ -26,6 +26,8 @@ cp "$here/guest/init" "$stage/init"
 cp "$here/guest/run-tests" "$stage/etc/pmuser/run-tests"
 cp "$job" "$stage/etc/pmuser/job"
 cp "$T_BUILD/pmuser.ko" "$stage/lib/modules/"
+# The test probe module (built by build.sh) goes along whenever it exists.
+[ -f "$T_BUILD/pmuser_probe.ko" ] && cp "$T_BUILD/pmuser_probe.ko" "$stage/lib/modules/"
 for m in ${PMUSER_EXTRA_MODULES:-}; do cp "$m" "$stage/lib/modules/"; done
 [ -d "$T_BUILD/bin" ] && cp "$T_BUILD"/bin/* "$stage/bin/" 2>/dev/null || true
 find "$T_BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/tests/" \; 2>/dev/null || true

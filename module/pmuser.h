@@ -33,5 +33,7 @@ void pmuser_access_release(struct file *file);
 /* Re-establish this CPU's user-enable register after hotplug or power-down. */
 void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);
+/* Every held counter was just released: close user access perf left open. */
+void pmuser_access_counters_gone(void);
 
 #endif /* PMUSER_INTERNAL_H */

@@ -174,6 +174,16 @@ static void pmuser_userenr_clear(void *unused)
 	pmuser_hw_userenr_write(0);
 }
 
+/*
+ * perf starts the PMU only while some counter is in use, so once pmuser's counters are gone
+ * nothing would clear the read bits a granted thread left on its CPU: the next thread there
+ * could read stale counters. Granted threads get them back from perf when counters return.
+ */
+void pmuser_access_counters_gone(void)
+{
+	on_each_cpu(pmuser_userenr_clear, NULL, 1);
+}
+
 int pmuser_access_init(bool global)
 {
 	if (global) {
@@ -203,6 +213,11 @@ int pmuser_access_revoke(struct file *file, u32 flags)
 }
 
 void pmuser_access_release(struct file *file)
+{
+}
+
+/* Global mode: every thread may read whatever is counted, held or not (see README). */
+void pmuser_access_counters_gone(void)
 {
 }
 

@@ -6,7 +6,13 @@
  * scheduled before everything else and stay on their hardware counter while other perf users
  * come and go, so perf never gives that counter to anyone else. User space reads the hardware
  * counter directly; this file keeps the raw value it sees continuous where perf would rewrite
- * it: after a 32-bit overflow interrupt and after a CPU power-down.
+ * it. perf reloads a counter with minus its remaining period whenever it starts the event:
+ * after each overflow interrupt, after a CPU power-down, and when another user's pinned
+ * CPU-wide event makes it schedule the CPU's events out and in again. pmuser's events sample
+ * with period 1 and pmuser keeps the remaining period at 1, so perf calls pmuser's overflow
+ * handler at every wrap, and any other reload (all ones) overflows on the next counted event
+ * and comes back through that handler too. The handler puts back the continued value; perf's
+ * own count is never disturbed.
  */
 #include <linux/cpu.h>
 #include <linux/cpu_pm.h>
@@ -27,6 +33,8 @@ struct pmuser_counter {
 	/* The raw value user space saw at the last sync, and perf's count at that moment. */
 	u64 last_raw;
 	u64 last_count;
+	/* Set on the counter's CPU once it has been synced: the overflow handler acts from then. */
+	bool synced;
 };
 
 /* Slot PMUSER_MAX_EVENTS is the cycle counter; slots below it follow pmuser_config.events. */
@@ -46,6 +54,7 @@ static struct cpumask pmuser_cpus;
 static int pmuser_hp_state;
 
 #define PMUSER_NR_SLOTS		(PMUSER_CYCLE_SLOT + 1)
+#define PMUSER_SAMPLE_PERIOD	1
 
 static bool pmuser_slot_used(unsigned int slot)
 {
@@ -54,16 +63,28 @@ static bool pmuser_slot_used(unsigned int slot)
 	return slot < pmuser_cfg.nr_events;
 }
 
-/* Make the hardware counter show raw from now on, and tell perf so its deltas stay right. */
-static void pmuser_counter_set(struct pmuser_counter *c, u64 raw)
+/*
+ * Make the hardware counter show raw from now on and tell perf: its deltas stay right, and a
+ * remaining period of 1 makes the next overflow, whatever caused it, call pmuser_overflow().
+ * (perf cannot tell a full wrap from a small step, so a period matched to the distance to
+ * the wrap would be missed when the counter starts near zero.)
+ */
+static void pmuser_counter_sync(struct pmuser_counter *c, u64 raw)
 {
 	struct perf_event *event = c->event;
 
-	event->pmu->read(event);
 	pmuser_hw_counter_write(c->hw, raw);
 	local64_set(&event->hw.prev_count, raw);
+	local64_set(&event->hw.period_left, 1);
 	c->last_raw = raw;
 	c->last_count = local64_read(&event->count);
+	WRITE_ONCE(c->synced, true);
+}
+
+static void pmuser_counter_set(struct pmuser_counter *c, u64 raw)
+{
+	c->event->pmu->read(c->event);
+	pmuser_counter_sync(c, raw);
 }
 
 /* The value user space would see now had perf never rewritten the counter. */
@@ -75,19 +96,18 @@ static u64 pmuser_counter_continued(struct pmuser_counter *c)
 }
 
 /*
- * perf reloads a counter with half its period after every overflow interrupt; put back the
- * value the counter would have wrapped to. The PMU is stopped while this runs on arm64.
+ * The counter overflowed (a wrap, or right after a reload by perf) and perf has just reloaded
+ * it: put back the value user space would see had perf never touched it. perf's count is
+ * exact modulo the counter's width, which is all the continued value needs. The PMU is
+ * stopped while this runs on arm64.
  */
 static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *data,
 			    struct pt_regs *regs)
 {
 	struct pmuser_counter *c = event->overflow_handler_context;
-	u64 raw = pmuser_counter_continued(c);
 
-	pmuser_hw_counter_write(c->hw, raw);
-	local64_set(&event->hw.prev_count, raw);
-	c->last_raw = raw;
-	c->last_count = local64_read(&event->count);
+	if (READ_ONCE(c->synced))
+		pmuser_counter_sync(c, pmuser_counter_continued(c));
 }
 
 static void pmuser_cpu_zero(void *unused)
@@ -113,6 +133,7 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 		.size = sizeof(attr),
 		.pinned = 1,
 	};
+	struct perf_event *event;
 	u32 flags;
 
 	if (slot == PMUSER_CYCLE_SLOT) {
@@ -132,7 +153,27 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 		attr.exclude_kernel = !(flags & PMUSER_COUNT_KERNEL);
 		attr.exclude_hv = 1;
 	}
-	return perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
+	/*
+	 * perf calls the overflow handler of sampling events only; a non-sampling event's counter
+	 * is silently reloaded at every overflow. A PMU without an interrupt refuses sampling;
+	 * its counters then wrap untouched and are reloaded only when perf restarts the event.
+	 */
+	attr.sample_period = PMUSER_SAMPLE_PERIOD;
+	attr.disabled = 1;
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
+	if (PTR_ERR_OR_ZERO(event) == -EOPNOTSUPP) {
+		attr.sample_period = 0;
+		event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
+	}
+	if (IS_ERR(event))
+		return event;
+	/*
+	 * Created disabled so the first start does not load minus the sampling period (an
+	 * overflow at once): start far from the wrap until pmuser_cpu_zero() syncs it.
+	 */
+	local64_set(&event->hw.period_left, S32_MAX);
+	perf_event_enable(event);
+	return event;
 }
 
 static void pmuser_cpu_teardown(unsigned int cpu)
@@ -148,6 +189,7 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		if (pc->ctr[slot].event)
 			perf_event_release_kernel(pc->ctr[slot].event);
 		pc->ctr[slot].event = NULL;
+		pc->ctr[slot].synced = false;
 	}
 }
 
@@ -199,6 +241,7 @@ static void pmuser_teardown_all(void)
 
 	for_each_possible_cpu(cpu)
 		pmuser_cpu_teardown(cpu);
+	pmuser_access_counters_gone();
 }
 
 struct pmuser_cpu_caps {
@@ -421,8 +464,7 @@ static int pmuser_cpu_pm_notify(struct notifier_block *nb, unsigned long action,
 			c->last_raw = pmuser_counter_continued(c);
 			c->last_count = local64_read(&c->event->count);
 		} else if (action == CPU_PM_EXIT || action == CPU_PM_ENTER_FAILED) {
-			pmuser_hw_counter_write(c->hw, c->last_raw);
-			local64_set(&c->event->hw.prev_count, c->last_raw);
+			pmuser_counter_sync(c, c->last_raw);
 		}
 	}
 	return NOTIFY_OK;

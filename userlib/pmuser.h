@@ -113,16 +113,25 @@ static inline uint64_t pmuser__evcntr_read(unsigned int n)
 }
 #undef PMUSER__EVCNTR_CASE
 #elif defined(PMUSER_FAST_V7)
-/* ARMv7 reaches event counters through PMSELR (c9, c12, 5) and PMXEVCNTR (c9, c13, 2). */
+/*
+ * ARMv7 reaches event counters through PMSELR (c9, c12, 5) and PMXEVCNTR (c9, c13, 2). The
+ * kernel's perf driver selects counters too, from interrupts that can land between the two
+ * instructions: read PMSELR back and retry if the value came from another counter.
+ */
 static inline uint64_t pmuser__evcntr_read(unsigned int n)
 {
-	uint32_t v;
+	uint32_t v, sel;
+	unsigned int tries = 0;
 
 	if (n == PMUSER_HW_CYCLE)
 		return pmuser_cycles_read();
-	__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 5" :: "r"(n));
-	pmuser__isb();
-	__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
+	/* Bounded: two interrupts in a row re-selecting are already vanishingly rare. */
+	do {
+		__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 5" :: "r"(n));
+		pmuser__isb();
+		__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
+		__asm__ __volatile__("mrc p15, 0, %0, c9, c12, 5" : "=r"(sel));
+	} while (sel != n && ++tries < 8);
 	return v;
 }
 #elif defined(PMUSER_FAST_V6)

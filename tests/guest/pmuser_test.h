@@ -5,11 +5,17 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "pmuser.h"
 
@@ -25,6 +31,78 @@ static inline int pin_to_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Guest clock (CLOCK_MONOTONIC) in nanoseconds: durations are guest time, not host time. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Context switches of the calling thread so far. Counters are CPU-bound: a window in which
+ * the thread was switched out also counts whatever ran meanwhile, so exact-count checks use
+ * only windows without a switch.
+ */
+static inline unsigned long thread_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * Counting traps: the SIGILL handler counts per thread and steps over the trapping read (one
+ * 4-byte instruction in A64, ARM and Thumb-2 alike), so a reader keeps going and reports how
+ * many reads trapped instead of dying on the first.
+ */
+static __thread volatile unsigned long sigill_count;
+
+static void sigill_skip(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	(void)si;
+	sigill_count++;
+#if defined(__aarch64__)
+	uc->uc_mcontext.pc += 4;
+#elif defined(__arm__)
+	uc->uc_mcontext.arm_pc += 4;
+#else
+	(void)uc;
+#endif
+}
+
+static inline void sigill_count_install(void)
+{
+	struct sigaction sa = { .sa_sigaction = sigill_skip, .sa_flags = SA_SIGINFO };
+
+	sigaction(SIGILL, &sa, NULL);
+}
+
+/* Does an inline read of counter hw trap on this thread, now? */
+static inline int read_traps(unsigned int hw)
+{
+	unsigned long before = sigill_count;
+
+	pmuser_counter_read_serial(hw);
+	return sigill_count != before;
+}
+
+static inline int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, 0);
+}
+
+/* Counter width as a mask, for modular deltas of raw reads. */
+static inline uint64_t width_mask(unsigned int bits)
+{
+	return bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
 }
 
 /* ARM1176 cannot filter by mode: pmuser refuses anything but counting everywhere there. */
@@ -82,6 +160,37 @@ static inline uint64_t loop_delta(unsigned int hw, uint64_t n)
 	default: return UINT64_MAX;
 	}
 	return b - a;
+}
+
+/*
+ * loop_delta_pair(hw, n, &cycles): as loop_delta for event counter hw, also timing the cycle
+ * counter over the same loop; both windows hold 2n + LOOP_PAIR_OVERHEAD instructions.
+ */
+#define LOOP_PAIR_OVERHEAD 3
+#define LOOP_PAIR_ASM(reg, n, a, b, ca, cb)				\
+	__asm__ __volatile__("isb\n\tmrs %[a], " #reg "\n\tmrs %[ca], pmccntr_el0\n"	\
+			     "1:\tsubs %[n], %[n], #1\n\tb.ne 1b\n"	\
+			     "\tisb\n\tmrs %[b], " #reg "\n\tmrs %[cb], pmccntr_el0"	\
+			     : [a] "=&r"(a), [b] "=&r"(b), [ca] "=&r"(ca), [cb] "=&r"(cb),	\
+			       [n] "+r"(n) : : "cc")
+#define LOOP_PAIR_CASE(i) case i: LOOP_PAIR_ASM(pmevcntr##i##_el0, n, a, b, ca, cb); break
+static inline uint64_t loop_delta_pair(unsigned int hw, uint64_t n, uint64_t *cycles)
+{
+	uint64_t a = 0, b = 0, ca = 0, cb = 0;
+
+	switch (hw) {
+	LOOP_PAIR_CASE(0); LOOP_PAIR_CASE(1); LOOP_PAIR_CASE(2); LOOP_PAIR_CASE(3);
+	LOOP_PAIR_CASE(4); LOOP_PAIR_CASE(5); LOOP_PAIR_CASE(6); LOOP_PAIR_CASE(7);
+	LOOP_PAIR_CASE(8); LOOP_PAIR_CASE(9); LOOP_PAIR_CASE(10); LOOP_PAIR_CASE(11);
+	LOOP_PAIR_CASE(12); LOOP_PAIR_CASE(13); LOOP_PAIR_CASE(14); LOOP_PAIR_CASE(15);
+	LOOP_PAIR_CASE(16); LOOP_PAIR_CASE(17); LOOP_PAIR_CASE(18); LOOP_PAIR_CASE(19);
+	LOOP_PAIR_CASE(20); LOOP_PAIR_CASE(21); LOOP_PAIR_CASE(22); LOOP_PAIR_CASE(23);
+	LOOP_PAIR_CASE(24); LOOP_PAIR_CASE(25); LOOP_PAIR_CASE(26); LOOP_PAIR_CASE(27);
+	LOOP_PAIR_CASE(28); LOOP_PAIR_CASE(29); LOOP_PAIR_CASE(30);
+	default: return UINT64_MAX;
+	}
+	*cycles = cb - ca;
+	return (uint32_t)(b - a);
 }
 #elif defined(__arm__) && __ARM_ARCH >= 7
 #define LOOP_OVERHEAD 2

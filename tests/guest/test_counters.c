@@ -121,4 +121,66 @@ TEST(reset_of_a_partial_configuration)
 	close(fd);
 }
 
+/*
+ * 32-bit event counters wrap every 2^32 events (about 4 s of guest time at QEMU's icount rate),
+ * with perf's overflow interrupt. Run the counter up to just below the wrap, then time a known
+ * loop across it: the modular delta of the raw reads is exact.
+ */
+#define WRAP_LOOP	2000000u
+
+TEST_F_TIMEOUT(counters, inst_retired_exact_across_wrap, 300)
+{
+	unsigned int hw = self->cfg.events[0].hw_counter;
+	unsigned int tries, exact = 0, inexact = 0;
+	uint64_t d = 0;
+	unsigned long sw;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+	for (tries = 0; tries < 4 && !exact; tries++) {
+		/* Wait for the window [2^32 - 3 WRAP_LOOP, 2^32 - 2 WRAP_LOOP) ... */
+		while ((uint32_t)pmuser_counter_read(hw) < -3 * WRAP_LOOP ||
+		       (uint32_t)pmuser_counter_read(hw) >= -2 * WRAP_LOOP)
+			;
+		/* ... from which a loop of 2 WRAP_LOOP + 2 instructions crosses the wrap. */
+		sw = thread_switches();
+		d = loop_delta(hw, WRAP_LOOP);
+		if (thread_switches() != sw)
+			continue;
+		if ((uint32_t)d == 2 * WRAP_LOOP + LOOP_OVERHEAD)
+			exact++;
+		else
+			inexact++;
+	}
+	EXPECT_EQ(0, inexact) TH_LOG("delta %llu", (unsigned long long)(uint32_t)d);
+	EXPECT_EQ(1, exact) TH_LOG("%u windows switched out", tries);
+}
+
+/* Free-running reads across a wrap (2^32 events and a bit more) never step back mod 2^32. */
+TEST_F_TIMEOUT(counters, inst_retired_monotonic_across_wrap, 300)
+{
+	unsigned int hw = self->cfg.events[0].hw_counter;
+	uint32_t prev, cur, back = 0, first_prev = 0, first_cur = 0;
+	uint64_t total = 0;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+	prev = (uint32_t)pmuser_counter_read(hw);
+	while (total < (1ull << 32) + (1ull << 28)) {
+		cur = (uint32_t)pmuser_counter_read(hw);
+		if ((uint32_t)(cur - prev) > (1u << 31)) {
+			if (!back++) {
+				first_prev = prev;
+				first_cur = cur;
+			}
+		} else {
+			total += (uint32_t)(cur - prev);
+		}
+		prev = cur;
+	}
+	EXPECT_EQ(0, back) TH_LOG("first step back: %#x then %#x", first_prev, first_cur);
+}
+
 TEST_HARNESS_MAIN

@@ -22,10 +22,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 cp=$PMUSER_CACHE/ksrc/scripts/checkpatch.pl
 if perl "$cp" --strict --no-tree --quiet --show-types --ignore SPDX_LICENSE_TAG \
-	-f "$PMUSER_TOP"/module/*.[ch] "$PMUSER_TOP"/uapi/linux/*.h >"$tmp/cp" 2>&1; then
-	result OK "checkpatch --strict: module/ and uapi/"
+	-f "$PMUSER_TOP"/module/*.[ch] "$PMUSER_TOP"/uapi/linux/*.h \
+	"$PMUSER_TOP"/tests/kmod/*/*.c >"$tmp/cp" 2>&1; then
+	result OK "checkpatch --strict: module/, uapi/, tests/kmod/"
 else
-	result FAIL "checkpatch --strict: module/ and uapi/" "$tmp/cp"
+	result FAIL "checkpatch --strict: module/, uapi/, tests/kmod/" "$tmp/cp"
 fi
 
 for t in $PMUSER_TARGETS; do

@@ -87,6 +87,13 @@ struct pmuser_cpu_info {
 #define PMUSER_COUNT_KERNEL	0x2	/* count at EL1 / kernel mode */
 #define PMUSER_COUNT_MASK	(PMUSER_COUNT_USER | PMUSER_COUNT_KERNEL)
 
+/*
+ * Raw reads are continuous modulo the counter's width (pmuser_cpu_info.counter_bits, 32 for
+ * ARMv8.0-8.4 and 32-bit event counters; cycle_bits): pmuser puts back the value perf's reloads
+ * would change, at wraps and when perf restarts its events. The delta (b - a) mod 2^bits of
+ * two reads on the same CPU is exact provided fewer than 2^bits events happened between them
+ * (2^32: about 4 s at 1 GHz); a longer window is ambiguous, so read at least that often.
+ */
 struct pmuser_event_config {
 	__u32 event;			/* in: event number (PMEVTYPER.evtCount) */
 	__u32 flags;			/* in: PMUSER_COUNT_*, at least one */
@@ -123,7 +130,10 @@ struct pmuser_reset {
 };
 
 /* pmuser_access.flags */
-/* The calling thread and the threads it creates afterwards. */
+/*
+ * The calling thread and the threads and processes it creates afterwards (perf inheritance
+ * on clone and fork); threads that already exist, and threads they create, are not granted.
+ */
 #define PMUSER_ACCESS_PROCESS	0x1
 #define PMUSER_ACCESS_FLAGS	PMUSER_ACCESS_PROCESS
 

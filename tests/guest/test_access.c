@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Who may read inline. arm64 (per-thread mode): a granted thread reads while an ungranted
+ * sibling of the same process traps, on the same CPU and alternating with it as well as on the
+ * other CPU; revoking closes access again; PMUSER_ACCESS_PROCESS extends the grant to the
+ * threads and processes the granting thread creates afterwards, never to those that existed
+ * before. 32-bit (global mode): every thread reads, granted or not.
+ */
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define ACCESS_READS	2000
+
+struct access_thread {
+	pthread_t thread;
+	int fd;
+	int cpu;		/* -1: wherever */
+	uint32_t grant;		/* 0: do not grant; else PMUSER_ACCESS_* flags + 1 */
+	unsigned int hw;
+	volatile int *go;
+	volatile int *hold;	/* if set, stay alive after reading until it is non-zero */
+	int grant_ret;
+	unsigned long traps;
+};
+
+/* Reads ACCESS_READS times, yielding between reads so threads pinned together alternate. */
+static void *access_main(void *arg)
+{
+	struct access_thread *t = arg;
+	unsigned int i;
+
+	if (t->cpu >= 0 && pin_to_cpu(t->cpu))
+		t->grant_ret = -EINVAL;
+	if (t->grant && !t->grant_ret)
+		t->grant_ret = pmuser_device_grant(t->fd, t->grant - 1);
+	while (t->go && !*t->go)
+		sched_yield();
+	for (i = 0; i < ACCESS_READS; i++) {
+		t->traps += read_traps(t->hw);
+		t->traps += read_traps(PMUSER_HW_CYCLE);
+		sched_yield();
+	}
+	while (t->hold && !*t->hold)
+		usleep(1000);
+	return NULL;
+}
+
+static void access_start(struct access_thread *t, int fd, unsigned int hw, int cpu,
+			 uint32_t grant, volatile int *go)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = fd;
+	t->hw = hw;
+	t->cpu = cpu;
+	t->grant = grant;
+	t->go = go;
+	if (pthread_create(&t->thread, NULL, access_main, t))
+		t->grant_ret = -EAGAIN;
+}
+
+FIXTURE(access) {
+	int fd;
+	struct pmuser_info info;
+	struct pmuser_config cfg;
+	unsigned int hw;
+	int ncpus;
+};
+
+FIXTURE_SETUP(access)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+
+	self->fd = pmuser_device_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pmuser_device_info(self->fd, &self->info));
+	config_events(&self->cfg, 1, ev, 1);
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
+	self->hw = self->cfg.events[0].hw_counter;
+	self->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	sigill_count_install();
+}
+
+FIXTURE_TEARDOWN(access)
+{
+	close(self->fd);
+}
+
+#define REQUIRE_PER_THREAD()						\
+	do {								\
+		REQUIRE_COUNTING();					\
+		if (self->info.access_mode != PMUSER_ACCESS_PER_THREAD)	\
+			SKIP(return, "access mode %u: no per-thread grants on this kernel (global mode is tested instead)", \
+			     self->info.access_mode);			\
+	} while (0)
+
+/* The main thread is not granted: it traps like any thread without the module. */
+TEST_F(access, ungranted_thread_traps)
+{
+	REQUIRE_PER_THREAD();
+	EXPECT_TRUE(read_traps(self->hw));
+	EXPECT_TRUE(read_traps(PMUSER_HW_CYCLE));
+}
+
+/* Granted and ungranted siblings alternating on one CPU, then on different CPUs. */
+TEST_F(access, only_the_granted_sibling_reads)
+{
+	struct access_thread t[2];
+	volatile int go = 0;
+	int layout, i;
+
+	REQUIRE_PER_THREAD();
+	for (layout = 0; layout < 2; layout++) {
+		int other = layout && self->ncpus > 1 ? 1 : 0;
+
+		go = 0;
+		access_start(&t[0], self->fd, self->hw, 0, 1, &go);
+		access_start(&t[1], self->fd, self->hw, other, 0, &go);
+		go = 1;
+		for (i = 0; i < 2; i++)
+			pthread_join(t[i].thread, NULL);
+		TH_LOG("granted on cpu0: %lu traps; ungranted on cpu%d: %lu traps", t[0].traps, other,
+		       t[1].traps);
+		ASSERT_EQ(0, t[0].grant_ret);
+		ASSERT_EQ(0, t[1].grant_ret);
+		EXPECT_EQ(0, t[0].traps);
+		EXPECT_EQ(2 * ACCESS_READS, t[1].traps);
+	}
+}
+
+TEST_F(access, revoke_closes_access)
+{
+	REQUIRE_PER_THREAD();
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	EXPECT_FALSE(read_traps(self->hw));
+	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	EXPECT_TRUE(read_traps(self->hw));
+	EXPECT_TRUE(read_traps(PMUSER_HW_CYCLE));
+	/* Nothing left to revoke. */
+	EXPECT_EQ(-ENOENT, pmuser_device_revoke(self->fd, 0));
+}
+
+/* Releasing the counters leaves nothing readable, even for a granted thread's CPU. */
+TEST_F(access, release_leaves_nothing_readable)
+{
+	struct access_thread t;
+
+	REQUIRE_PER_THREAD();
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	EXPECT_FALSE(read_traps(self->hw));
+	ASSERT_EQ(0, pmuser_device_release(self->fd));
+	/* An ungranted thread run on the CPU right after the granted one. */
+	access_start(&t, self->fd, self->hw, 0, 0, NULL);
+	pthread_join(t.thread, NULL);
+	EXPECT_EQ(2 * ACCESS_READS, t.traps);
+}
+
+struct process_grant {
+	int fd;
+	unsigned int hw;
+	volatile int done;
+	volatile int finish;
+	int grant_ret;
+	unsigned long child_traps, self_traps, forked_traps;
+};
+
+/*
+ * Grants with PMUSER_ACCESS_PROCESS, then creates a thread and a process that read. All of
+ * them stay alive until told: a granted thread that exits can leave its CPU readable to the
+ * next thread there (README, "Limits").
+ */
+static void *process_grant_main(void *arg)
+{
+	struct process_grant *p = arg;
+	struct access_thread child;
+	int status_pipe[2], hold_pipe[2];
+	char c = 1;
+	pid_t pid = -1;
+
+	p->grant_ret = pmuser_device_grant(p->fd, PMUSER_ACCESS_PROCESS);
+	if (!p->grant_ret && (pipe(status_pipe) || pipe(hold_pipe)))
+		p->grant_ret = -errno;
+	if (!p->grant_ret) {
+		p->self_traps = read_traps(p->hw);
+		access_start(&child, p->fd, p->hw, -1, 0, NULL);
+		child.hold = &p->finish;
+		pid = fork();
+		if (!pid) {
+			unsigned int i, traps = 0;
+
+			for (i = 0; i < ACCESS_READS; i++)
+				traps += read_traps(p->hw);
+			c = traps ? 1 : 0;
+			close(hold_pipe[1]);
+			if (write(status_pipe[1], &c, 1) != 1 || read(hold_pipe[0], &c, 1) < 0)
+				_exit(2);
+			_exit(0);
+		}
+		close(hold_pipe[0]);
+		if (read(status_pipe[0], &c, 1) != 1)
+			c = 1;
+		p->forked_traps = c;
+	}
+	p->done = 1;
+	while (!p->finish)
+		usleep(1000);
+	if (!p->grant_ret) {
+		pthread_join(child.thread, NULL);
+		p->child_traps = child.traps;
+		close(hold_pipe[1]);
+		waitpid(pid, NULL, 0);
+	}
+	return NULL;
+}
+
+TEST_F(access, process_grant_covers_threads_created_after)
+{
+	struct access_thread before;
+	struct process_grant p = { .fd = self->fd, .hw = self->hw };
+	pthread_t granter;
+	volatile int go = 0;
+
+	REQUIRE_PER_THREAD();
+	/* A thread that exists before the grant, reading only once the grant is made. */
+	access_start(&before, self->fd, self->hw, -1, 0, &go);
+	ASSERT_EQ(0, pthread_create(&granter, NULL, process_grant_main, &p));
+	while (!p.done)
+		usleep(1000);
+	go = 1;
+	pthread_join(before.thread, NULL);
+	/* The main thread, which did not grant, still traps. */
+	EXPECT_TRUE(read_traps(self->hw));
+	p.finish = 1;
+	pthread_join(granter, NULL);
+	ASSERT_EQ(0, p.grant_ret);
+	EXPECT_EQ(0, p.self_traps);
+	EXPECT_EQ(0, p.child_traps) TH_LOG("thread created after the grant trapped");
+	EXPECT_EQ(0, p.forked_traps) TH_LOG("process forked after the grant trapped");
+	EXPECT_EQ(2 * ACCESS_READS, before.traps) TH_LOG("thread existing before the grant read");
+}
+
+/* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
+TEST_F(access, thread_grant_is_not_inherited)
+{
+	struct access_thread child;
+
+	REQUIRE_PER_THREAD();
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	EXPECT_FALSE(read_traps(self->hw));
+	access_start(&child, self->fd, self->hw, -1, 0, NULL);
+	pthread_join(child.thread, NULL);
+	EXPECT_EQ(2 * ACCESS_READS, child.traps);
+}
+
+/* 32-bit global mode: no grant needed, every thread reads on every CPU. */
+TEST_F(access, global_mode_every_thread_reads)
+{
+	struct access_thread t[2];
+	struct pmuser_access acc = { .size = sizeof(acc) };
+	int i;
+
+	if (self->info.access_mode != PMUSER_ACCESS_GLOBAL)
+		SKIP(return, "access mode %u is not global", self->info.access_mode);
+	REQUIRE_COUNTING();
+	EXPECT_FALSE(read_traps(self->hw));
+	for (i = 0; i < 2; i++)
+		access_start(&t[i], self->fd, self->hw, i % self->ncpus, 0, NULL);
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i].thread, NULL);
+		EXPECT_EQ(0, t[i].traps);
+	}
+	/* Grant and revoke succeed and change nothing. */
+	ASSERT_EQ(0, ioctl(self->fd, PMUSER_IOC_GRANT, &acc));
+	EXPECT_EQ(PMUSER_ACCESS_GLOBAL, acc.access_mode);
+	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	EXPECT_FALSE(read_traps(self->hw));
+}
+
+TEST_HARNESS_MAIN

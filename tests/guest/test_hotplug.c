@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU hotplug: HOTPLUG_CYCLES offline/online cycles of CPU 1 while one granted reader stays
+ * pinned to CPU 0 and another keeps moving to CPU 1 whenever it is online. No read traps,
+ * counters never step back between two reads on the same CPU and hotplug generation, and after
+ * every online CPU 1 holds the configured counters again (PMUSER_IOC_CPU_INFO) and counts a
+ * known loop exactly. arm64 only: the 32-bit guests have one CPU.
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define HOTPLUG_CYCLES	100
+#define HOTPLUG_LOOP	1000
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+struct hp_reader {
+	unsigned long reads, sigill, backwards, exact, inexact, on_cpu1, grant_failed;
+};
+
+struct hp_shared {
+	/* Odd while CPU 1 is being taken down or brought up. */
+	volatile unsigned long gen;
+	volatile int stop;
+	struct hp_reader r[2];
+};
+
+static int set_online(int on)
+{
+	int fd = open(CPU1_ONLINE, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* One loop timed on the event counter: 1 exact, 0 inexact, -1 not comparable. */
+static int exact_loop(unsigned int hw)
+{
+	unsigned long sw = thread_switches();
+	uint64_t d, cyc = 0;
+
+#if defined(__aarch64__)
+	d = loop_delta_pair(hw, HOTPLUG_LOOP, &cyc);
+	if (thread_switches() != sw)
+		return -1;
+	if (d == 2 * HOTPLUG_LOOP + LOOP_PAIR_OVERHEAD)
+		return 1;
+	/* The other vCPU ran inside the loop (QEMU's global icount; see test_coexist.c). */
+	return d == cyc ? -1 : 0;
+#else
+	(void)cyc;
+	d = loop_delta(hw, HOTPLUG_LOOP);
+	if (thread_switches() != sw)
+		return -1;
+	return d == 2 * HOTPLUG_LOOP + LOOP_OVERHEAD;
+#endif
+}
+
+/* A reader process: pinned to CPU 0, or (mover) moving to CPU 1 whenever it can. */
+static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh)
+{
+	struct hp_reader *r = &sh->r[mover];
+	uint64_t prev = 0, cur;
+	unsigned long gen, pgen = 1;
+	int cpu, pcpu = -1, ret;
+	unsigned int i;
+
+	sigill_count_install();
+	if (pin_to_cpu(0) || pmuser_device_grant(fd, 0)) {
+		r->grant_failed = 1;
+		_exit(1);
+	}
+	while (!sh->stop) {
+		if (mover)
+			pin_to_cpu(1);	/* fails while CPU 1 is offline */
+		for (i = 0; i < 1000; i++) {
+			gen = __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST);
+			cpu = sched_getcpu();
+			cur = (uint32_t)pmuser_counter_read(hw);
+			if (cpu == sched_getcpu() && cpu == pcpu && gen == pgen && !(gen & 1) &&
+			    gen == __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST) &&
+			    (uint32_t)(cur - prev) > (1u << 31))
+				r->backwards++;
+			prev = cur;
+			pcpu = cpu;
+			pgen = gen;
+			r->reads++;
+			r->on_cpu1 += cpu == 1;
+		}
+		gen = __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST);
+		cpu = sched_getcpu();
+		ret = exact_loop(hw);
+		if (gen & 1 || gen != __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST) ||
+		    cpu != sched_getcpu())
+			ret = -1;
+		if (ret == 1)
+			r->exact++;
+		else if (!ret)
+			r->inexact++;
+		r->sigill = sigill_count;
+	}
+	_exit(0);
+}
+
+FIXTURE(hotplug) {
+	int fd;
+	struct pmuser_info info;
+	struct pmuser_config cfg;
+};
+
+FIXTURE_SETUP(hotplug)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2 || access(CPU1_ONLINE, W_OK))
+		SKIP(return, "one CPU, or CPU 1 cannot go offline: nothing to hotplug");
+	self->fd = pmuser_device_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pmuser_device_info(self->fd, &self->info));
+	config_events(&self->cfg, 1, ev, 1);
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
+}
+
+FIXTURE_TEARDOWN(hotplug)
+{
+	set_online(1);
+	close(self->fd);
+}
+
+TEST_F_TIMEOUT(hotplug, cpu1_offline_online_under_readers, 600)
+{
+	unsigned int hw = self->cfg.events[0].hw_counter;
+	uint32_t want = 1u << PMUSER_HW_CYCLE | 1u << hw;
+	unsigned int cycle, held_ok = 0, exact_ok = 0, tries;
+	struct pmuser_cpu_info ci;
+	struct hp_shared *sh;
+	cpu_set_t all;
+	pid_t pid[2];
+	int i, status, ret;
+	uint64_t t0 = now_ns();
+
+	REQUIRE_COUNTING();
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(sh != MAP_FAILED);
+	memset(sh, 0, sizeof(*sh));
+	sched_getaffinity(0, sizeof(all), &all);
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i])
+			reader_main(self->fd, hw, i, sh);
+	}
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	for (cycle = 0; cycle < HOTPLUG_CYCLES; cycle++) {
+		__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
+		ret = set_online(0);
+		if (!ret)
+			ret = set_online(1);
+		__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
+		ASSERT_EQ(0, ret) TH_LOG("cycle %u: %s", cycle, strerror(-ret));
+		ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 1, &ci));
+		if (ci.online && ci.held_mask == want)
+			held_ok++;
+		else
+			TH_LOG("cycle %u: cpu1 online %u, held %#x, want %#x", cycle, ci.online,
+			       ci.held_mask, want);
+		/* Count on CPU 1 right away; retry loops the other CPU or a reader disturbed. */
+		ASSERT_EQ(0, pin_to_cpu(1));
+		for (tries = 0; tries < 20; tries++) {
+			ret = exact_loop(hw);
+			if (ret >= 0)
+				break;
+		}
+		if (ret == 1)
+			exact_ok++;
+		else
+			TH_LOG("cycle %u: no exact loop on cpu1 (%d)", cycle, ret);
+		sched_setaffinity(0, sizeof(all), &all);
+	}
+	sh->stop = 1;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	TH_LOG("%u cycles in %.1f s guest time: cpu1 re-established %u times, exact %u times",
+	       cycle, (now_ns() - t0) / 1e9, held_ok, exact_ok);
+	EXPECT_EQ(HOTPLUG_CYCLES, held_ok);
+	EXPECT_EQ(HOTPLUG_CYCLES, exact_ok);
+	for (i = 0; i < 2; i++) {
+		struct hp_reader *r = &sh->r[i];
+
+		TH_LOG("reader %s: %lu reads (%lu on cpu1), %lu SIGILL, %lu steps back, %lu/%lu exact loops",
+		       i ? "moving to cpu1" : "pinned to cpu0", r->reads, r->on_cpu1, r->sigill,
+		       r->backwards, r->exact, r->exact + r->inexact);
+		EXPECT_EQ(0, r->grant_failed);
+		EXPECT_EQ(0, r->sigill);
+		EXPECT_EQ(0, r->backwards);
+		EXPECT_EQ(0, r->inexact);
+		EXPECT_LT(0, r->exact);
+	}
+	EXPECT_EQ(0, sh->r[0].on_cpu1);
+	EXPECT_LT(0, sh->r[1].on_cpu1);
+}
+
+TEST_HARNESS_MAIN

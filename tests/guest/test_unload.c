@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Load/unload: UNLOAD_CYCLES times, with pmuser configured and one granted reader thread per
+ * CPU reading inline, unloading fails with EWOULDBLOCK while a file descriptor is open (every
+ * open file holds a module reference); once the fd is closed unloading succeeds under the still
+ * running readers, after which an inline read traps on every CPU. After the last unload the
+ * probe module shows the user-enable register 0 on every CPU and perf counts a known loop
+ * exactly. The 32-bit guests also load pmuser with global_access=0 (mode NONE) and check that
+ * inline reads trap. pmuser is loaded again at the end, as the suite runner expects.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define UNLOAD_CYCLES	50
+#define UNLOAD_LOOP	1000
+#define MAX_CPUS	8
+#define MODULE_PATH	"/lib/modules/pmuser.ko"
+#define PROBE_PATH	"/lib/modules/pmuser_probe.ko"
+#define PROBE_FILE	"/sys/kernel/debug/pmuser_probe/userenr"
+
+static int load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, params ? params : "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static const char *modparams(void)
+{
+	const char *p = getenv("PMUSER_MODPARAMS");
+
+	return p ? p : "";
+}
+
+struct unload_reader {
+	pthread_t thread;
+	int cpu;
+	int fd;
+	unsigned int hw;
+	int counting;
+	/* 0: count with access; 1: wait; 2: module gone, read until a trap; 3: stop */
+	volatile int phase;
+	int grant_ret;
+	volatile int ready;
+	unsigned long exact, inexact, traps_before, traps_after;
+};
+
+static void *unload_reader_main(void *arg)
+{
+	struct unload_reader *r = arg;
+	unsigned long sw;
+	uint64_t d;
+
+	r->grant_ret = pin_to_cpu(r->cpu);
+	if (!r->grant_ret)
+		r->grant_ret = pmuser_device_grant(r->fd, 0);
+	r->ready = 1;
+	if (r->grant_ret)
+		return NULL;
+	while (r->phase == 0) {
+		if (!r->counting || r->exact + r->inexact >= 3) {
+			usleep(1000);
+			continue;
+		}
+		sw = thread_switches();
+		d = loop_delta(r->hw, UNLOAD_LOOP);
+		if (thread_switches() != sw)
+			continue;
+		if (d == 2 * UNLOAD_LOOP + LOOP_OVERHEAD)
+			r->exact++;
+		else
+			r->inexact++;
+		r->traps_before = sigill_count;
+	}
+	while (r->phase == 1)
+		usleep(1000);
+	while (r->phase == 2 && !r->traps_after) {
+		if (read_traps(r->hw))
+			r->traps_after++;
+		else
+			usleep(1000);
+	}
+	return NULL;
+}
+
+/* Exactly two instructions per iteration. */
+static inline void spin2(unsigned long n)
+{
+#if defined(__aarch64__)
+	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#else
+	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
+#endif
+}
+
+/* perf's own count of a task-bound INST_RETIRED (user only) event over loops of n1, n2. */
+static int perf_loop_counts(unsigned int n1, unsigned int n2, uint64_t *c1, uint64_t *c2)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_INST_RETIRED,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	uint64_t *out[2] = { c1, c2 };
+	unsigned int n[2] = { n1, n2 }, k;
+	int fd = perf_open(&attr, 0, -1);
+
+	if (fd < 0)
+		return -errno;
+	for (k = 0; k < 2; k++) {
+		ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		spin2(n[k]);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (read(fd, out[k], sizeof(*out[k])) != sizeof(*out[k])) {
+			close(fd);
+			return -EIO;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+FIXTURE(unload) {
+	int ncpus;
+	int counting;
+};
+
+FIXTURE_SETUP(unload)
+{
+	if (access(MODULE_PATH, R_OK))
+		SKIP(return, "%s missing: not in the test guest", MODULE_PATH);
+	self->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (self->ncpus > MAX_CPUS)
+		self->ncpus = MAX_CPUS;
+	self->counting = counters_move() && getenv("PMUSER_ICOUNT_EXACT");
+	sigill_count_install();
+}
+
+FIXTURE_TEARDOWN(unload)
+{
+	/* The suite expects pmuser loaded with the target's parameters. */
+	load(MODULE_PATH, modparams());
+}
+
+TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct unload_reader r[MAX_CPUS];
+	struct pmuser_config cfg;
+	struct pmuser_info info;
+	unsigned int cycle;
+	unsigned long exact = 0;
+	uint64_t t0 = now_ns();
+	int fd, i, ret;
+	char line[128];
+	FILE *f;
+	uint64_t c1, c2;
+
+	/* The runner loaded pmuser before this binary. */
+	ret = unload("pmuser");
+	ASSERT_TRUE(ret == 0 || ret == -ENOENT);
+	for (cycle = 0; cycle < UNLOAD_CYCLES; cycle++) {
+		ASSERT_EQ(0, load(MODULE_PATH, modparams())) TH_LOG("cycle %u", cycle);
+		fd = pmuser_device_open();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pmuser_device_info(fd, &info));
+		config_events(&cfg, 1, ev, 1);
+		ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
+		memset(r, 0, sizeof(r));
+		for (i = 0; i < self->ncpus; i++) {
+			r[i].cpu = i;
+			r[i].fd = fd;
+			r[i].hw = cfg.events[0].hw_counter;
+			r[i].counting = self->counting;
+			ASSERT_EQ(0, pthread_create(&r[i].thread, NULL, unload_reader_main, &r[i]));
+			while (!r[i].ready)
+				sched_yield();
+			ASSERT_EQ(0, r[i].grant_ret);
+		}
+		/* Let every reader count a few loops with the module in place. */
+		for (i = 0; i < self->ncpus && self->counting; i++)
+			while (r[i].exact + r[i].inexact < 3)
+				usleep(1000);
+		/* Busy while the fd is open; the readers' threads live on through the unload. */
+		EXPECT_EQ(-EWOULDBLOCK, unload("pmuser"));
+		for (i = 0; i < self->ncpus; i++)
+			r[i].phase = 1;
+		close(fd);
+		ASSERT_EQ(0, unload("pmuser")) TH_LOG("cycle %u", cycle);
+		for (i = 0; i < self->ncpus; i++)
+			r[i].phase = 2;
+		for (i = 0; i < self->ncpus; i++) {
+			while (!r[i].traps_after)
+				usleep(1000);
+			r[i].phase = 3;
+			pthread_join(r[i].thread, NULL);
+			EXPECT_EQ(0, r[i].inexact) TH_LOG("cycle %u cpu%d", cycle, i);
+			EXPECT_EQ(0, r[i].traps_before) TH_LOG("cycle %u cpu%d", cycle, i);
+			exact += r[i].exact;
+		}
+	}
+	TH_LOG("%u load/unload cycles in %.1f s guest time, %lu exact loops by the readers", cycle,
+	       (now_ns() - t0) / 1e9, exact);
+	if (self->counting)
+		EXPECT_LT(0, exact);
+
+	/* pmuser is gone: the probe reads the user-enable register on every CPU. */
+	ASSERT_EQ(0, load(PROBE_PATH, "")) TH_LOG("%s: the probe module must be built (emu/build.sh)",
+						   PROBE_PATH);
+	f = fopen(PROBE_FILE, "r");
+	ASSERT_TRUE(f != NULL);
+	i = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int cpu, val;
+
+		ASSERT_EQ(2, sscanf(line, "cpu%u %x", &cpu, &val));
+		EXPECT_EQ(0, val) TH_LOG("cpu%u user-enable %#x after unload", cpu, val);
+		i++;
+	}
+	fclose(f);
+	EXPECT_EQ(self->ncpus, i);
+	EXPECT_EQ(0, unload("pmuser_probe"));
+
+	/* perf counts normally: the loop's difference is its extra instructions exactly. */
+	if (self->counting) {
+		ASSERT_EQ(0, pin_to_cpu(0));
+		ASSERT_EQ(0, perf_loop_counts(1000, 11000, &c1, &c2));
+		TH_LOG("perf: %llu and %llu instructions", (unsigned long long)c1,
+		       (unsigned long long)c2);
+		/* Same code around both loops: they differ by 10000 iterations of two. */
+		EXPECT_LT(2 * 1000, c1);
+		EXPECT_EQ(2 * 10000, c2 - c1);
+	}
+}
+
+#if !defined(__aarch64__)
+/* global_access=0 on 32-bit: mode NONE, nobody reads, grants are refused. */
+TEST_F(unload, global_access_off_means_no_reads)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_config cfg;
+	struct pmuser_info info;
+	int fd;
+
+	ASSERT_EQ(0, unload("pmuser"));
+	ASSERT_EQ(0, load(MODULE_PATH, "global_access=0"));
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_info(fd, &info));
+	EXPECT_EQ(PMUSER_ACCESS_NONE, info.access_mode);
+	config_events(&cfg, 1, ev, 1);
+	ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
+	EXPECT_EQ(-EOPNOTSUPP, pmuser_device_grant(fd, 0));
+	EXPECT_TRUE(read_traps(cfg.events[0].hw_counter));
+	EXPECT_TRUE(read_traps(PMUSER_HW_CYCLE));
+	close(fd);
+	EXPECT_EQ(0, unload("pmuser"));
+}
+#else
+/* arm64 grants per thread: global access is refused at load. */
+TEST_F(unload, global_access_refused)
+{
+	ASSERT_EQ(0, unload("pmuser"));
+	EXPECT_EQ(-EINVAL, load(MODULE_PATH, "global_access=1"));
+}
+#endif
+
+TEST_HARNESS_MAIN
