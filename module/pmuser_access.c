@@ -15,11 +15,15 @@
  * global_access=1) or none.
  */
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 
 #include "pmuser.h"
 #include "pmuser_hw.h"
@@ -53,10 +57,122 @@ struct pmuser_grant {
 	struct file *file;
 	struct task_struct *task;
 	struct perf_event *anchor;
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	struct preempt_notifier exit_hook;
+	bool detached;		/* released while its thread ran on: the hook frees it */
+	bool task_dead;		/* the thread has switched out for the last time */
+	struct rcu_head rcu;
+#endif
 };
 
 static LIST_HEAD(pmuser_grants);
 static DEFINE_MUTEX(pmuser_grants_lock);
+
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+/*
+ * perf 6.1 detaches an exiting thread's events without restarting the PMU, so the read bits
+ * would outlive a granted thread on its CPU (later kernels restart it). A preempt notifier on
+ * the granted thread closes the CPU at the thread's last switch-out. The scheduler walks the
+ * notifier list with interrupts off, so grants it may still be walking are freed after an RCU
+ * grace period.
+ */
+static DEFINE_RAW_SPINLOCK(pmuser_hook_lock);
+static atomic_t pmuser_hook_users = ATOMIC_INIT(0);
+
+static void pmuser_hook_sched_in(struct preempt_notifier *pn, int cpu)
+{
+}
+
+static void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struct *next)
+{
+	struct pmuser_grant *g = container_of(pn, struct pmuser_grant, exit_hook);
+	unsigned long flags;
+
+	if (READ_ONCE(current->__state) != TASK_DEAD)
+		return;
+	pmuser_hw_userenr_write(0);
+	raw_spin_lock_irqsave(&pmuser_hook_lock, flags);
+	g->task_dead = true;
+	if (g->detached) {
+		put_task_struct(g->task);
+		kfree_rcu(g, rcu);
+		/* Module text outlives this: unloading waits for an RCU grace period. */
+		module_put(THIS_MODULE);
+	}
+	raw_spin_unlock_irqrestore(&pmuser_hook_lock, flags);
+}
+
+static struct preempt_ops pmuser_hook_ops = {
+	.sched_in = pmuser_hook_sched_in,
+	.sched_out = pmuser_hook_sched_out,
+};
+
+/* On the granted thread itself. */
+static void pmuser_hook_add(struct pmuser_grant *g)
+{
+	preempt_notifier_inc();
+	atomic_inc(&pmuser_hook_users);
+	preempt_notifier_init(&g->exit_hook, &pmuser_hook_ops);
+	preempt_disable();
+	preempt_notifier_register(&g->exit_hook);
+	preempt_enable();
+}
+
+/* Whether the grant may be freed now; if not, the hook frees it when its thread dies. */
+static bool pmuser_hook_remove(struct pmuser_grant *g)
+{
+	unsigned long flags;
+	bool free_now = true;
+
+	raw_spin_lock_irqsave(&pmuser_hook_lock, flags);
+	if (g->task == current) {
+		preempt_notifier_unregister(&g->exit_hook);
+	} else if (!g->task_dead) {
+		/* Only the thread itself may unlink its notifier. */
+		g->detached = true;
+		__module_get(THIS_MODULE);
+		free_now = false;
+	}
+	raw_spin_unlock_irqrestore(&pmuser_hook_lock, flags);
+	if (free_now) {
+		preempt_notifier_dec();
+		atomic_dec(&pmuser_hook_users);
+	}
+	return free_now;
+}
+
+static void pmuser_grant_kfree(struct pmuser_grant *g)
+{
+	put_task_struct(g->task);
+	kfree_rcu(g, rcu);
+}
+
+static void pmuser_hook_exit(void)
+{
+	/* Notifiers the hook freed itself still count as preempt notifier users. */
+	while (atomic_dec_return(&pmuser_hook_users) >= 0)
+		preempt_notifier_dec();
+}
+#else
+static void pmuser_hook_add(struct pmuser_grant *g)
+{
+}
+
+static bool pmuser_hook_remove(struct pmuser_grant *g)
+{
+	return true;
+}
+
+static void pmuser_grant_kfree(struct pmuser_grant *g)
+{
+	put_task_struct(g->task);
+	kfree(g);
+}
+
+static void pmuser_hook_exit(void)
+{
+}
+#endif
 
 static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
 {
@@ -72,8 +188,8 @@ static void pmuser_grant_free(struct pmuser_grant *g)
 {
 	list_del(&g->node);
 	perf_event_release_kernel(g->anchor);
-	put_task_struct(g->task);
-	kfree(g);
+	if (pmuser_hook_remove(g))
+		pmuser_grant_kfree(g);
 }
 
 /*
@@ -121,6 +237,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	}
 	g->file = file;
 	g->task = get_task_struct(current);
+	pmuser_hook_add(g);
 	list_add(&g->node, &pmuser_grants);
 	if (!pmuser_grant_effective()) {
 		pr_warn_ratelimited("pmuser: inline reads need sysctl kernel.perf_user_access=1\n");
@@ -198,6 +315,7 @@ void pmuser_access_exit(void)
 {
 	/* Granted threads that ran last may have left the read bits set on idle CPUs. */
 	on_each_cpu(pmuser_userenr_clear, NULL, 1);
+	pmuser_hook_exit();
 }
 
 #else /* 32-bit ARM */
