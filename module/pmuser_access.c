@@ -26,6 +26,7 @@
 #include <linux/spinlock.h>
 
 #include "pmuser.h"
+#include "pmuser_compat.h"
 #include "pmuser_hw.h"
 
 static u32 pmuser_mode;
@@ -127,6 +128,11 @@ static bool pmuser_hook_remove(struct pmuser_grant *g)
 	raw_spin_lock_irqsave(&pmuser_hook_lock, flags);
 	if (g->task == current) {
 		preempt_notifier_unregister(&g->exit_hook);
+		/*
+		 * Released by the thread itself, maybe from do_exit() closing its files: the hook
+		 * is gone before the last switch-out, so close this CPU now (interrupts are off).
+		 */
+		pmuser_hw_userenr_write(0);
 	} else if (!g->task_dead) {
 		/* Only the thread itself may unlink its notifier. */
 		g->detached = true;
@@ -286,9 +292,15 @@ void pmuser_access_release(struct file *file)
 	mutex_unlock(&pmuser_grants_lock);
 }
 
+/*
+ * Leaves alone tasks perf grants access for its own events (perf self-monitoring): perf
+ * switches those properly. pmuser's granted threads are closed too. Runs on each CPU while
+ * the caller holds pmuser_grants_lock, so the list is stable.
+ */
 static void pmuser_userenr_clear(void *unused)
 {
-	pmuser_hw_userenr_write(0);
+	if (!pmuser_compat_current_perf_user() || pmuser_grant_find(current))
+		pmuser_hw_userenr_write(0);
 }
 
 /*
@@ -298,7 +310,9 @@ static void pmuser_userenr_clear(void *unused)
  */
 void pmuser_access_counters_gone(void)
 {
+	mutex_lock(&pmuser_grants_lock);
 	on_each_cpu(pmuser_userenr_clear, NULL, 1);
+	mutex_unlock(&pmuser_grants_lock);
 }
 
 int pmuser_access_init(bool global)
@@ -314,7 +328,7 @@ int pmuser_access_init(bool global)
 void pmuser_access_exit(void)
 {
 	/* Granted threads that ran last may have left the read bits set on idle CPUs. */
-	on_each_cpu(pmuser_userenr_clear, NULL, 1);
+	pmuser_access_counters_gone();
 	pmuser_hook_exit();
 }
 

@@ -4,6 +4,9 @@
 #define PMUSER_COMPAT_H
 
 #include <linux/device.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <uapi/linux/pmuser.h>
 
 /* Kbuild passes the target kernel's VERSION * 256 + PATCHLEVEL (see Kbuild). */
@@ -35,5 +38,25 @@ static inline u32 pmuser_compat_idx_to_hw(int idx)
 #else
 #define PMUSER_COMPAT_DEVNODE_CONST
 #endif
+
+/*
+ * Whether perf itself manages user counter access for the current task: its hardware context
+ * holds events that asked for it (6.2 merged the per-PMU-type task contexts into one).
+ */
+static inline bool pmuser_compat_current_perf_user(void)
+{
+	struct perf_event_context *ctx;
+	bool ret;
+
+	rcu_read_lock();
+#if PMUSER_KERNEL_AT_LEAST(6, 2)
+	ctx = READ_ONCE(current->perf_event_ctxp);
+#else
+	ctx = READ_ONCE(current->perf_event_ctxp[perf_hw_context]);
+#endif
+	ret = ctx && READ_ONCE(ctx->nr_user);
+	rcu_read_unlock();
+	return ret;
+}
 
 #endif /* PMUSER_COMPAT_H */

@@ -106,8 +106,11 @@ static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *d
 {
 	struct pmuser_counter *c = event->overflow_handler_context;
 
-	if (READ_ONCE(c->synced))
-		pmuser_counter_sync(c, pmuser_counter_continued(c));
+	if (!READ_ONCE(c->synced))
+		return;
+	/* ARMv7 keeps counting in its interrupt: take what perf's update left out. */
+	event->pmu->read(event);
+	pmuser_counter_sync(c, pmuser_counter_continued(c));
 }
 
 static void pmuser_cpu_zero(void *unused)

@@ -285,16 +285,14 @@ int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts
 /*
  * The self-read protocol: the kernel bumps lock around every update of the page; the count
  * is offset plus the hardware counter sign-extended from pmc_width bits. index 0 means the
- * event is not on a counter now (multiplexed out or not yet scheduled): read() instead.
+ * event is not on a counter now (multiplexed out or not yet scheduled): -EAGAIN, read() it.
  */
 static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
 {
 	volatile struct perf_event_mmap_page *pg = ctr->page;
-	struct pmuser_count cnt = { 0 };
 	uint32_t seq, idx;
 	uint64_t count, pmc;
 	unsigned int width;
-	int ret;
 
 	do {
 		seq = pg->lock;
@@ -302,7 +300,7 @@ static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
 		idx = pg->index;
 		count = (uint64_t)pg->offset;
 		if (!pg->cap_user_rdpmc || !idx)
-			goto slow;
+			return -EAGAIN;
 		width = pg->pmc_width;
 		pmc = pmuser__evcntr_read(idx - 1);
 		if (width < 64) {
@@ -313,12 +311,6 @@ static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
 		__asm__ __volatile__("" ::: "memory");
 	} while (pg->lock != seq);
 	*value = count;
-	return 0;
-slow:
-	ret = read_one(ctr, &cnt);
-	if (ret)
-		return ret;
-	*value = cnt.value;
 	return 0;
 }
 #endif
@@ -331,14 +323,21 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[])
 
 #if defined(__aarch64__)
 	if (c->backend == PMUSER_BACKEND_PERF_MMAP) {
+		bool have_counts = false;
+
 		pmuser__isb();
 		for (i = 0; i < c->nr; i++) {
 			values[i] = 0;
-			if (c->ctr[i].supported) {
-				ret = mmap_read(&c->ctr[i], &values[i]);
+			if (!c->ctr[i].supported || !mmap_read(&c->ctr[i], &values[i]))
+				continue;
+			/* Not on a counter now: perf's read(), once for all (the leader reads groups). */
+			if (!have_counts) {
+				ret = pmuser__perf_read_full(c, counts);
 				if (ret)
 					return ret;
+				have_counts = true;
 			}
+			values[i] = counts[i].value;
 		}
 		pmuser__isb();
 		return 0;

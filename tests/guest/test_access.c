@@ -278,6 +278,42 @@ TEST_F(access, exited_granted_thread_leaves_nothing_readable)
 	}
 }
 
+/* A granted thread that closes its own file and exits, as a process exiting with it open. */
+static void *own_file_main(void *arg)
+{
+	struct access_thread *t = arg;
+	int fd;
+
+	t->grant_ret = pin_to_cpu(t->cpu);
+	fd = t->grant_ret ? -1 : pmuser_device_open();
+	if (fd < 0) {
+		t->grant_ret = t->grant_ret ? t->grant_ret : fd;
+		return NULL;
+	}
+	t->grant_ret = pmuser_device_grant(fd, 0);
+	t->traps = read_traps(t->hw);
+	close(fd);
+	return NULL;
+}
+
+TEST_F(access, thread_closing_its_own_file_leaves_nothing_readable)
+{
+	struct access_thread granted = { .hw = self->hw }, after;
+	int cpu;
+
+	REQUIRE_PER_THREAD();
+	for (cpu = 0; cpu < self->ncpus && cpu < 2; cpu++) {
+		granted.cpu = cpu;
+		ASSERT_EQ(0, pthread_create(&granted.thread, NULL, own_file_main, &granted));
+		pthread_join(granted.thread, NULL);
+		ASSERT_EQ(0, granted.grant_ret);
+		EXPECT_EQ(0, granted.traps);
+		access_start(&after, self->fd, self->hw, cpu, 0, NULL);
+		pthread_join(after.thread, NULL);
+		EXPECT_EQ(2 * ACCESS_READS, after.traps) TH_LOG("CPU %d readable after close", cpu);
+	}
+}
+
 /* The same for a thread that inherited a PMUSER_ACCESS_PROCESS grant. */
 static void *process_exit_main(void *arg)
 {

@@ -138,6 +138,68 @@ TEST(region_exact_perf_mmap)
 	region_exact(_metadata, PMUSER_BACKEND_PERF_MMAP);
 }
 
+/* Opened disabled, no event is on a counter yet: reads fall back to read(), group included. */
+TEST(perf_mmap_reads_before_enable)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t v[2] = { 1, 1 };
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_MMAP, true, ev, 1, PMUSER_COUNTERS_DISABLED, &c));
+	ASSERT_EQ(0, pmuser_counters_read(c, v));
+	EXPECT_EQ(0, v[0]);
+	EXPECT_EQ(0, v[1]);
+	ASSERT_EQ(0, pmuser_counters_enable(c));
+	ASSERT_EQ(0, pmuser_counters_read(c, v));
+	EXPECT_LT(0, v[1]);
+	pmuser_counters_close(c);
+}
+
+/*
+ * A perf self-monitoring program keeps its reads while another process configures and
+ * releases pmuser counters (which closes user access on CPUs perf does not manage).
+ */
+TEST(perf_self_reader_survives_pmuser_users)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t v[2];
+	unsigned int i;
+	pid_t pid;
+	int st;
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_MMAP, false, ev, 1, 0, &c));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct pmuser_config cfg;
+		int fd = pmuser_device_open();
+
+		if (fd < 0 || pin_to_cpu(1))
+			_exit(1);
+		config_events(&cfg, 1, ev, 1);
+		for (i = 0; i < 50; i++)
+			if (pmuser_device_configure(fd, &cfg) || pmuser_device_release(fd))
+				_exit(2);
+		_exit(0);
+	}
+	/* Read (inline, through perf's mmap page) until the child is done. */
+	while (waitpid(pid, &st, WNOHANG) == 0)
+		ASSERT_EQ(0, pmuser_counters_read(c, v));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	for (i = 0; i < 1000; i++)
+		ASSERT_EQ(0, pmuser_counters_read(c, v));
+	pmuser_counters_close(c);
+}
+
 TEST(read_is_monotonic_64bit)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
