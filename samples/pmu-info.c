@@ -101,24 +101,6 @@ static void print_backend(void)
 	pmuser_counters_close(c);
 }
 
-/* MIDR of cpu from sysfs (arm64 exposes it without the module), or 0. */
-static uint32_t sysfs_midr(unsigned int cpu)
-{
-	char path[96];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/regs/identification/midr_el1",
-		 cpu);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llx", &v) != 1)
-		v = 0;
-	fclose(f);
-	return (uint32_t)v;
-}
-
 /* Without the module: what perf and sysfs say. */
 static void print_without_module(void)
 {
@@ -126,7 +108,7 @@ static void print_without_module(void)
 
 	print_backend();
 	for (cpu = 0; cpu < n; cpu++) {
-		uint32_t midr = sysfs_midr((unsigned int)cpu);
+		uint32_t midr = pmuser_cpu_midr((int)cpu);
 		const char *core = midr ? pmuser_core_name(midr) : NULL;
 
 		if (midr)

@@ -205,6 +205,11 @@ struct pmuser_event_table {
 
 #define PMUSER_CORE_TABLES	2
 
+/*
+ * The MIDR of cpu as the OS tells it without the module: arm64's sysfs, else (32-bit ARM)
+ * /proc/cpuinfo's fields for the first processor. 0 if neither says.
+ */
+uint32_t pmuser_cpu_midr(int cpu);
 /* The core's name, e.g. "Cortex-A72", or NULL if the MIDR is not known. */
 const char *pmuser_core_name(uint32_t midr);
 /*

@@ -10,6 +10,8 @@
  * are the union of the two and no name or number appears twice.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "pmuser.h"
@@ -506,4 +508,71 @@ bool pmuser_event_supported(const struct pmuser_cpu_info *ci, uint32_t number)
 	else
 		return true;
 	return (ci->pmceid[word] >> (number % 64)) & 1;
+}
+
+/* ---- the running CPUs' MIDR, from the OS ---------------------------------------------- */
+
+/* arm64 publishes each CPU's MIDR_EL1 in sysfs. */
+static uint32_t midr_sysfs(int cpu)
+{
+	char path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/regs/identification/midr_el1",
+		 cpu);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llx", &v) != 1)
+		v = 0;
+	fclose(f);
+	return (uint32_t)v;
+}
+
+/*
+ * 32-bit ARM: /proc/cpuinfo spells the MIDR out field by field. The first processor's is
+ * taken for every CPU (big.LITTLE 32-bit boards are rare; the device gives exact values).
+ */
+static uint32_t midr_cpuinfo(void)
+{
+	unsigned int impl = 0, variant = 0, arch = 0, part = 0, rev = 0, seen = 0;
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && seen != 0x1f) {
+		char *colon = strchr(line, ':');
+		unsigned int v;
+
+		if (!colon)
+			continue;
+		if (sscanf(colon + 1, " %i", &v) != 1)
+			continue;
+		if (!strncmp(line, "CPU implementer", 15) && !(seen & 1))
+			impl = v, seen |= 1;
+		else if (!strncmp(line, "CPU variant", 11) && !(seen & 2))
+			variant = v, seen |= 2;
+		else if (!strncmp(line, "CPU architecture", 16) && !(seen & 4))
+			arch = v, seen |= 4;
+		else if (!strncmp(line, "CPU part", 8) && !(seen & 8))
+			part = v, seen |= 8;
+		else if (!strncmp(line, "CPU revision", 12) && !(seen & 16))
+			rev = v, seen |= 16;
+	}
+	fclose(f);
+	if (!(seen & 1) || !(seen & 8))
+		return 0;
+	/* "CPU architecture: 7" means the CPUID scheme (architecture field 0xf). */
+	arch = arch >= 7 ? 0xf : arch;
+	return impl << 24 | (variant & 0xf) << 20 | (arch & 0xf) << 16 | (part & 0xfff) << 4 |
+	       (rev & 0xf);
+}
+
+uint32_t pmuser_cpu_midr(int cpu)
+{
+	uint32_t midr = midr_sysfs(cpu);
+
+	return midr ? midr : midr_cpuinfo();
 }

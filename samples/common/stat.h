@@ -39,6 +39,10 @@ enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
 
 enum stat_backend { STAT_AUTO, STAT_PERF, STAT_MODULE, STAT_CLOCK };
 
+/* Writes the message to err (errlen bytes; err may be NULL) and returns ret. */
+int __attribute__((format(printf, 4, 5)))
+stat_fail(int ret, char *err, size_t errlen, const char *fmt, ...);
+
 struct stat_opts {
 	const char *event_args[STAT_MAX_SETS];	/* each -e is one event set */
 	unsigned int nr_event_args;

@@ -12,19 +12,6 @@
 
 #include "stat.h"
 
-static int __attribute__((format(printf, 4, 5)))
-fail(int ret, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 static void add_event(struct stat_setup *s, const struct pmuser_evspec_entry *spec,
 		      unsigned int set)
 {
@@ -53,16 +40,16 @@ static int add_set(struct stat_setup *s, const char *spec, char *err, size_t err
 	int ret;
 
 	if (s->nr_sets >= STAT_MAX_SETS)
-		return fail(-E2BIG, err, errlen, "more than %d event sets", STAT_MAX_SETS);
+		return stat_fail(-E2BIG, err, errlen, "more than %d event sets", STAT_MAX_SETS);
 	ret = pmuser_evspec_parse(spec, s->midr, ent, room, &n, why, sizeof(why));
 	if (ret == -E2BIG)
-		return fail(ret, err, errlen,
+		return stat_fail(ret, err, errlen,
 			    "event set %u ('%s'): more than %d events in all sets together",
 			    s->nr_sets, spec, STAT_MAX_EVENTS);
 	if (ret)
-		return fail(ret, err, errlen, "event set %u ('%s'): %s", s->nr_sets, spec, why);
+		return stat_fail(ret, err, errlen, "event set %u ('%s'): %s", s->nr_sets, spec, why);
 	if (!n)
-		return fail(-EINVAL, err, errlen, "event set %u is empty", s->nr_sets);
+		return stat_fail(-EINVAL, err, errlen, "event set %u is empty", s->nr_sets);
 	for (i = 0; i < n; i++)
 		add_event(s, &ent[i], s->nr_sets);
 	s->nr_sets++;
@@ -90,7 +77,7 @@ static int add_preset(struct stat_setup *s, unsigned int counters, char *err, si
 	n = pmuser_preset_sets(p, s->midr, NULL, counters ? counters : usual_counters(s->midr),
 			       set);
 	if (n < 0)
-		return fail(n, err, errlen, "preset '%s': no event of it is known on this core",
+		return stat_fail(n, err, errlen, "preset '%s': no event of it is known on this core",
 			    p->name);
 	for (k = 0; k < n; k++) {
 		for (i = 0; i < p->nr_slots; i++) {
@@ -132,7 +119,7 @@ int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int cou
 	}
 	s->preset = pmuser_preset_find(name);
 	if (!s->preset)
-		return fail(-ENOENT, err, errlen, "unknown preset '%s'", name);
+		return stat_fail(-ENOENT, err, errlen, "unknown preset '%s'", name);
 	s->optional = true;
 	return add_preset(s, counters, err, errlen);
 }

@@ -27,19 +27,6 @@
 /* 32-bit counters are read at least this often so 64-bit extension never misses a wrap. */
 #define STAT_EXTEND_NS	(250ULL * 1000 * 1000)
 
-static int __attribute__((format(printf, 4, 5)))
-fail(int ret, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 int stat_periods_add(struct stat_periods *p, const struct stat_period *row)
 {
 	if (!p->keep)
@@ -91,7 +78,7 @@ static int check_supported(struct stat_setup *s, const struct stat_sys *sys, cha
 		if (cpu_implements(&sys->cpu_info, e->spec.event))
 			continue;
 		if (!s->optional)
-			return fail(-EOPNOTSUPP, err, errlen,
+			return stat_fail(-EOPNOTSUPP, err, errlen,
 				    "event %s (0x%x) is not implemented by this CPU (PMCEID); see pmu-info",
 				    e->name, e->spec.event);
 		e->supported = false;
@@ -126,7 +113,7 @@ static int release(struct stat_child *ch, struct stat_result *r, char *err, size
 	if (ret) {
 		r->exec_errno = -ret;
 		stat_child_done(ch);
-		return fail(ret, err, errlen, "cannot run the command: %s", strerror(-ret));
+		return stat_fail(ret, err, errlen, "cannot run the command: %s", strerror(-ret));
 	}
 	return 0;
 }
@@ -157,7 +144,7 @@ static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 	snprintf(r->timer, sizeof(r->timer), "CLOCK_MONOTONIC");
 	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
 	if (ret)
-		return fail(ret, err, errlen, "fork: %s", strerror(-ret));
+		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
 	t0 = stat_now_ns();
 	ret = release(&ch, r, err, errlen);
 	if (ret)
@@ -327,7 +314,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	int ret, done;
 
 	if (!p)
-		return fail(-ENOMEM, err, errlen, "out of memory");
+		return stat_fail(-ENOMEM, err, errlen, "out of memory");
 	if (o->per_cpu) {
 		const int *list = o->cpus;
 		unsigned int n = o->nr_cpus;
@@ -345,7 +332,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
 	if (ret) {
 		free(p);
-		return fail(ret, err, errlen, "fork: %s", strerror(-ret));
+		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
 	}
 	ret = perf_open(p, s, ch.pid, false, why, sizeof(why));
 	trim_reason(why);
@@ -365,7 +352,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	if (ret) {
 		stat_child_abort(&ch);
 		free(p);
-		return fail(ret, err, errlen, "perf: cannot count the events: %s", why);
+		return stat_fail(ret, err, errlen, "perf: cannot count the events: %s", why);
 	}
 	r->backend = STAT_PERF;
 	r->have_cycles = true;
@@ -529,13 +516,13 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	m->fd = -1;
 	m->cpu = o->nr_cpus ? o->cpus[0] : sys->nr_cpu ? sys->cpu[0].cpu : 0;
 	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE)
-		return fail(-EOPNOTSUPP, err, errlen,
+		return stat_fail(-EOPNOTSUPP, err, errlen,
 			    "module backend: no inline counter reads on this architecture");
 	m->fd = pmuser_device_open();
 	if (m->fd < 0) {
 		ret = m->fd;
 		m->fd = -1;
-		return fail(ret, err, errlen, "module backend: %s: %s%s", PMUSER_DEVICE,
+		return stat_fail(ret, err, errlen, "module backend: %s: %s%s", PMUSER_DEVICE,
 			    strerror(-ret), ret == -ENOENT ? " (insmod pmuser.ko)" : "");
 	}
 	ret = pmuser_device_info(m->fd, &info);
@@ -548,7 +535,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	if (!ret && !m->ci.online)
 		ret = -ENODEV;
 	if (ret)
-		return fail(ret, err, errlen, "module backend: CPU %d: %s", m->cpu, strerror(-ret));
+		return stat_fail(ret, err, errlen, "module backend: CPU %d: %s", m->cpu, strerror(-ret));
 	m->mode = event_mode(PMUSER_COUNT_USER);
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
@@ -556,7 +543,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 		if (cpu_implements(&m->ci, e->spec.event))
 			continue;
 		if (!s->optional)
-			return fail(-EOPNOTSUPP, err, errlen,
+			return stat_fail(-EOPNOTSUPP, err, errlen,
 				    "event %s (0x%x) is not implemented by CPU %d (PMCEID); see pmu-info",
 				    e->name, e->spec.event, m->cpu);
 		e->supported = false;
@@ -568,7 +555,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 			if (s->ev[i].set == set && s->ev[i].supported)
 				n++;
 		if (n > m->ci.nr_counters)
-			return fail(-E2BIG, err, errlen,
+			return stat_fail(-E2BIG, err, errlen,
 				    "event set %u has %u events but CPU %d has %u event counters: the module backend counts one set at a time, so split it with more -e options",
 				    set, n, m->cpu, m->ci.nr_counters);
 		if (n)
@@ -580,7 +567,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	/* The reader has to run where it counts; the child inherits the CPU. */
 	ret = pmuser_thread_pin(m->cpu);
 	if (ret)
-		return fail(ret, err, errlen, "module backend: pinning to CPU %d: %s", m->cpu,
+		return stat_fail(ret, err, errlen, "module backend: pinning to CPU %d: %s", m->cpu,
 			    strerror(-ret));
 	return 0;
 }
@@ -623,28 +610,28 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 	size_t i;
 
 	if (!m)
-		return fail(-ENOMEM, err, errlen, "out of memory");
+		return stat_fail(-ENOMEM, err, errlen, "out of memory");
 	ret = module_prepare(m, o, s, sys, err, errlen);
 	if (ret)
 		goto out;
 	child_cpu[0] = m->cpu;
 	ret = stat_child_spawn(&ch, o->argv, child_cpu, 1);
 	if (ret) {
-		fail(ret, err, errlen, "fork: %s", strerror(-ret));
+		stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
 		goto out;
 	}
 	set = m->rotation[0];
 	ret = module_configure(m, s, set);
 	if (ret) {
 		stat_child_abort(&ch);
-		fail(ret, err, errlen, "module backend: configuring CPU %d: %s", m->cpu,
+		stat_fail(ret, err, errlen, "module backend: configuring CPU %d: %s", m->cpu,
 		     strerror(-ret));
 		goto out;
 	}
 	ret = pmuser_device_grant(m->fd, 0);
 	if (ret || !module_probe(m, s, set)) {
 		stat_child_abort(&ch);
-		fail(ret ? ret : -EPERM, err, errlen,
+		stat_fail(ret ? ret : -EPERM, err, errlen,
 		     "module backend: inline counter reads do not work on CPU %d (%s)", m->cpu,
 		     ret ? strerror(-ret) : "the read instruction traps");
 		ret = ret ? ret : -EPERM;
@@ -689,7 +676,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 				while (!stat_child_wait(&ch, 1000000000ULL))
 					;
 				finish(&ch, r, t0);
-				fail(ret, err, errlen, "module backend: reconfiguring: %s",
+				stat_fail(ret, err, errlen, "module backend: reconfiguring: %s",
 				     strerror(-ret));
 				goto out;
 			}
@@ -739,7 +726,7 @@ int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct s
 		err[0] = '\0';
 	for (i = 0; i < o->nr_cpus; i++)
 		if (!cpu_available(sys, o->cpus[i]))
-			return fail(-EINVAL, err, errlen,
+			return stat_fail(-EINVAL, err, errlen,
 				    "-C: CPU %d is not online or not allowed for pmu-stat",
 				    o->cpus[i]);
 	if (o->backend == STAT_CLOCK)

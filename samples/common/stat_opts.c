@@ -51,8 +51,7 @@ const char *stat_backend_label(enum stat_backend b)
 	}
 }
 
-static int __attribute__((format(printf, 3, 4)))
-fail(char *err, size_t errlen, const char *fmt, ...)
+int stat_fail(int ret, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,7 +60,7 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
-	return -EINVAL;
+	return ret;
 }
 
 /* A decimal number in [0, max] spanning the whole string. */
@@ -163,20 +162,20 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		switch (c) {
 		case 'e':
 			if (o->nr_event_args >= STAT_MAX_SETS)
-				return fail(err, errlen, "too many event sets (-e given more than %d times)",
+				return stat_fail(-EINVAL, err, errlen, "too many event sets (-e given more than %d times)",
 					    STAT_MAX_SETS);
 			if (!*optarg)
-				return fail(err, errlen, "-e needs an event list");
+				return stat_fail(-EINVAL, err, errlen, "-e needs an event list");
 			o->event_args[o->nr_event_args++] = optarg;
 			break;
 		case 'p':
 			if (o->preset)
-				return fail(err, errlen, "-p given twice");
+				return stat_fail(-EINVAL, err, errlen, "-p given twice");
 			o->preset = optarg;
 			break;
 		case 'I':
 			if (parse_uint(optarg, STAT_MAX_INTERVAL_MS, &v) || v < 1)
-				return fail(err, errlen, "-I '%s': the period must be 1 to %u milliseconds",
+				return stat_fail(-EINVAL, err, errlen, "-I '%s': the period must be 1 to %u milliseconds",
 					    optarg, STAT_MAX_INTERVAL_MS);
 			o->interval_ms = (unsigned int)v;
 			o->interval_given = true;
@@ -187,7 +186,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		case OPT_CSV:
 		case OPT_JSON:
 			if (format_given)
-				return fail(err, errlen, "give at most one of --csv and --json");
+				return stat_fail(-EINVAL, err, errlen, "give at most one of --csv and --json");
 			format_given = true;
 			o->format = c == OPT_CSV ? STAT_CSV : STAT_JSON;
 			break;
@@ -197,7 +196,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		case 'C':
 			n = stat_parse_cpus(optarg, o->cpus, STAT_MAX_CPUS);
 			if (n <= 0)
-				return fail(err, errlen, "-C '%s': expected CPU numbers below %d like 0 or 0,2-3",
+				return stat_fail(-EINVAL, err, errlen, "-C '%s': expected CPU numbers below %d like 0 or 0,2-3",
 					    optarg, STAT_MAX_CPUS);
 			o->nr_cpus = (unsigned int)n;
 			break;
@@ -211,7 +210,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 			else if (!strcmp(optarg, "clock"))
 				o->backend = STAT_CLOCK;
 			else
-				return fail(err, errlen, "--backend '%s': expected auto, perf, module or clock",
+				return stat_fail(-EINVAL, err, errlen, "--backend '%s': expected auto, perf, module or clock",
 					    optarg);
 			break;
 		case OPT_PERIODS:
@@ -224,23 +223,23 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 			stat_usage(stdout);
 			return 1;
 		case ':':
-			return fail(err, errlen, "option '%s' needs an argument", argv[optind - 1]);
+			return stat_fail(-EINVAL, err, errlen, "option '%s' needs an argument", argv[optind - 1]);
 		default:
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c'", optopt);
-			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+				return stat_fail(-EINVAL, err, errlen, "unknown option '-%c'", optopt);
+			return stat_fail(-EINVAL, err, errlen, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (o->preset && o->nr_event_args)
-		return fail(err, errlen, "give either -e or -p, not both");
+		return stat_fail(-EINVAL, err, errlen, "give either -e or -p, not both");
 	if (o->preset && !pmuser_preset_find(o->preset))
-		return fail(err, errlen, "unknown preset '%s' (see --help)", o->preset);
+		return stat_fail(-EINVAL, err, errlen, "unknown preset '%s' (see --help)", o->preset);
 	if (o->backend == STAT_MODULE && o->nr_cpus > 1)
-		return fail(err, errlen, "the module backend counts one CPU: give -C with a single CPU");
+		return stat_fail(-EINVAL, err, errlen, "the module backend counts one CPU: give -C with a single CPU");
 	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
-		return fail(err, errlen, "the clock backend counts no events: drop -e/-p");
+		return stat_fail(-EINVAL, err, errlen, "the clock backend counts no events: drop -e/-p");
 	if (optind >= argc)
-		return fail(err, errlen, "no command to run (usage: pmu-stat [options] -- command [args])");
+		return stat_fail(-EINVAL, err, errlen, "no command to run (usage: pmu-stat [options] -- command [args])");
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 	return 0;
