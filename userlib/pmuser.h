@@ -172,6 +172,13 @@ static inline uint64_t pmuser_counter_read_serial(unsigned int hw)
 	return pmuser__evcntr_read(hw);
 }
 
+/*
+ * A serialised read of counter hw with SIGILL caught, for finding out whether inline reads
+ * work here at all (without access, or on QEMU's ARM1176, they trap): 0 and *value, or
+ * -EPERM if the instruction trapped. Not thread-safe (it swaps the SIGILL handler).
+ */
+int pmuser_counter_probe(unsigned int hw, uint64_t *value);
+
 /* ---- slow path: the device ---------------------------------------------------------------- */
 
 /* Opens PMUSER_DEVICE; returns the file descriptor or -errno. */

@@ -95,24 +95,31 @@ static void probe_sigill(int sig)
 	siglongjmp(probe_env, sig);
 }
 
-/* Reads every held counter once with SIGILL caught: false if the instruction traps. */
-static bool module_reads_work(struct pmuser_counters *c)
+int pmuser_counter_probe(unsigned int hw, uint64_t *value)
 {
 	struct sigaction sa = { .sa_handler = probe_sigill }, old;
-	volatile bool ok = false;
-	unsigned int i;
+	volatile int ret = -EPERM;
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGILL, &sa, &old))
-		return false;
+		return -errno;
 	if (!sigsetjmp(probe_env, 1)) {
-		for (i = 0; i < c->nr; i++)
-			if (c->ctr[i].supported)
-				c->ctr[i].last = pmuser_counter_read_serial(c->ctr[i].hw);
-		ok = true;
+		*value = pmuser_counter_read_serial(hw);
+		ret = 0;
 	}
 	sigaction(SIGILL, &old, NULL);
-	return ok;
+	return ret;
+}
+
+/* Reads every held counter once: false if the instruction traps. */
+static bool module_reads_work(struct pmuser_counters *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->ctr[i].supported && pmuser_counter_probe(c->ctr[i].hw, &c->ctr[i].last))
+			return false;
+	return true;
 }
 
 static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,

@@ -8,14 +8,6 @@
 
 #include "lat_timer.h"
 
-uint64_t lat_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- the measured code ----------------------------------------------------------------- */
 /*
  * Inline-asm windows (module backend). Read, ISB, work, ISB, read: the first ISB keeps the
@@ -172,9 +164,9 @@ void **lat_chase(void **p, uint64_t n)
 static uint64_t observed_tick(struct pmuser_counters *c)
 {
 	uint64_t a[PMUSER_COUNTERS_MAX], b[PMUSER_COUNTERS_MAX], best = 0;
-	uint64_t deadline = lat_now_ns() + 20000000;
+	uint64_t deadline = now_ns() + 20000000;
 
-	for (int i = 0; i < 2000 && lat_now_ns() < deadline; i++) {
+	for (int i = 0; i < 2000 && now_ns() < deadline; i++) {
 		if (pmuser_counters_read(c, a) || pmuser_counters_read(c, b))
 			return 0;
 		if (b[0] > a[0] && (!best || b[0] - a[0] < best))

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "now.h"
 #include "pmuser.h"
 
 /* The sweep's chase loop: LAT_UNROLL dependent loads, then a decrement and a branch. */
@@ -67,8 +68,6 @@ void **lat_chase(void **p, uint64_t n);
  */
 double lat_predict_single(const struct lat_timer *t);
 double lat_predict_loop(const struct lat_timer *t);
-
-uint64_t lat_now_ns(void);
 
 /* ---- statistics ----------------------------------------------------------------------- */
 

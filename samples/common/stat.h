@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "now.h"
 #include "pmuser.h"
 
 #define STAT_MAX_SETS		16
@@ -200,8 +201,6 @@ int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns);
 void stat_child_done(struct stat_child *ch);
 /* The status pmu-stat exits with: the exit code, or 128 + signal. */
 int stat_exit_code(int wait_status);
-
-uint64_t stat_now_ns(void);
 
 /*
  * Opens the backend for the workload, releases it, measures until it exits. 0, or -errno

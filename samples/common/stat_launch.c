@@ -16,14 +16,6 @@
 
 #include "stat.h"
 
-uint64_t stat_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int check_file(const char *path)
 {
 	struct stat st;
@@ -195,7 +187,7 @@ int stat_child_release(struct stat_child *ch)
 
 int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 {
-	uint64_t deadline = stat_now_ns() + timeout_ns;
+	uint64_t deadline = now_ns() + timeout_ns;
 	sigset_t set;
 
 	if (ch->exited)
@@ -212,7 +204,7 @@ int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 			ch->exited = true;
 			return 1;
 		}
-		now = stat_now_ns();
+		now = now_ns();
 		if (now >= deadline)
 			return 0;
 		left = deadline - now;

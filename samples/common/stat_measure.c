@@ -13,12 +13,9 @@
  *  clock   no PMU: wall time only.
  */
 #include <errno.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,7 +117,7 @@ static int release(struct stat_child *ch, struct stat_result *r, char *err, size
 
 static void finish(struct stat_child *ch, struct stat_result *r, uint64_t t0)
 {
-	r->elapsed_ns = stat_now_ns() - t0;
+	r->elapsed_ns = now_ns() - t0;
 	r->wait_status = ch->status;
 	r->ru = ch->ru;
 	stat_child_done(ch);
@@ -145,7 +142,7 @@ static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
 	if (ret)
 		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
-	t0 = stat_now_ns();
+	t0 = now_ns();
 	ret = release(&ch, r, err, errlen);
 	if (ret)
 		return ret;
@@ -362,7 +359,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
 		 "perf: per task, the command and its children wherever they run, user mode%s; perf multiplexes events that outnumber the counters",
 		 o->per_cpu ? ", one counter per CPU" : "");
-	t0 = last = stat_now_ns();
+	t0 = last = now_ns();
 	ret = release(&ch, r, err, errlen);
 	if (ret) {
 		perf_close(p);
@@ -373,7 +370,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 		uint64_t now;
 
 		done = stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000);
-		now = stat_now_ns();
+		now = now_ns();
 		perf_period(p, s, r, now - t0, now - last);
 		last = now;
 	} while (!done);
@@ -385,13 +382,6 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 }
 
 /* ---- module ------------------------------------------------------------------------------- */
-
-static sigjmp_buf probe_env;
-
-static void probe_sigill(int sig)
-{
-	siglongjmp(probe_env, sig);
-}
 
 struct module_state {
 	int fd;
@@ -447,20 +437,6 @@ static void module_read(struct module_state *m, const struct stat_setup *s, unsi
 	}
 }
 
-/*
- * Zeroes the counters of the counted CPU. PMUSER_IOC_RESET with an empty CPU mask means every
- * possible CPU to the module (EINVAL when only one is held), so the CPU is named.
- */
-static int module_reset(struct module_state *m)
-{
-	struct pmuser_reset req;
-
-	memset(&req, 0, sizeof(req));
-	req.size = sizeof(req);
-	req.cpus[m->cpu / 64] = 1ULL << (m->cpu % 64);
-	return ioctl(m->fd, PMUSER_IOC_RESET, &req) < 0 ? -errno : 0;
-}
-
 static int module_configure(struct module_state *m, const struct stat_setup *s, unsigned int set)
 {
 	struct pmuser_config cfg;
@@ -484,24 +460,22 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 	for (i = 0, cfg.nr_events = 0; i < s->nr_events; i++)
 		if (s->ev[i].set == set && s->ev[i].supported)
 			m->hw[i] = cfg.events[cfg.nr_events++].hw_counter;
-	return module_reset(m);
+	return pmuser_device_reset(m->fd);
 }
 
 /* Whether inline reads work here (ARM1176 under QEMU traps them). */
 static bool module_probe(struct module_state *m, const struct stat_setup *s, unsigned int set)
 {
-	struct sigaction sa = { .sa_handler = probe_sigill }, old;
-	volatile bool ok = false;
+	uint64_t v;
+	size_t i;
 
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGILL, &sa, &old))
+	if (pmuser_counter_probe(PMUSER_HW_CYCLE, &v))
 		return false;
-	if (!sigsetjmp(probe_env, 1)) {
-		module_read(m, s, set, true);
-		ok = true;
-	}
-	sigaction(SIGILL, &old, NULL);
-	return ok;
+	for (i = 0; i < s->nr_events; i++)
+		if (s->ev[i].set == set && s->ev[i].supported && pmuser_counter_probe(m->hw[i], &v))
+			return false;
+	module_read(m, s, set, true);
+	return true;
 }
 
 static int module_prepare(struct module_state *m, const struct stat_opts *o,
@@ -648,19 +622,19 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" : "user+kernel", m->nr_rotation,
 		 m->nr_rotation == 1 ? "" : "s", o->interval_ms);
 	module_read(m, s, set, true);
-	t0 = start = stat_now_ns();
+	t0 = start = now_ns();
 	ret = release(&ch, r, err, errlen);
 	if (ret)
 		goto out;
 	for (;;) {
 		uint64_t left, wait;
 
-		now = stat_now_ns();
+		now = now_ns();
 		left = start + period_ns > now ? start + period_ns - now : 0;
 		wait = left < STAT_EXTEND_NS ? left : STAT_EXTEND_NS;
 		done = stat_child_wait(&ch, wait);
 		module_read(m, s, set, false);
-		now = stat_now_ns();
+		now = now_ns();
 		if (!done && now < start + period_ns)
 			continue;
 		module_period_end(m, s, r, set, now - t0, now - start);
@@ -682,7 +656,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 			}
 			module_read(m, s, set, true);
 		}
-		start = stat_now_ns();
+		start = now_ns();
 	}
 	finish(&ch, r, t0);
 	/*

@@ -24,15 +24,6 @@
 #define EV_INST_RETIRED	0x08
 #define EV_CPU_CYCLES	0x11
 
-static inline int pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
 /* Guest clock (CLOCK_MONOTONIC) in nanoseconds: durations are guest time, not host time. */
 static inline uint64_t now_ns(void)
 {

@@ -45,7 +45,7 @@ static void *access_main(void *arg)
 	struct access_thread *t = arg;
 	unsigned int i;
 
-	if (t->cpu >= 0 && pin_to_cpu(t->cpu))
+	if (t->cpu >= 0 && pmuser_thread_pin(t->cpu))
 		t->grant_ret = -EINVAL;
 	if (t->grant && !t->grant_ret)
 		t->grant_ret = pmuser_device_grant(t->fd, t->grant - 1);
@@ -147,7 +147,7 @@ TEST_F(access, only_the_granted_sibling_reads)
 TEST_F(access, revoke_closes_access)
 {
 	REQUIRE_PER_THREAD();
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
 	EXPECT_FALSE(read_traps(self->hw));
 	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
@@ -163,7 +163,7 @@ TEST_F(access, release_leaves_nothing_readable)
 	struct access_thread t;
 
 	REQUIRE_PER_THREAD();
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
 	EXPECT_FALSE(read_traps(self->hw));
 	ASSERT_EQ(0, pmuser_device_release(self->fd));
@@ -284,7 +284,7 @@ static void *own_file_main(void *arg)
 	struct access_thread *t = arg;
 	int fd;
 
-	t->grant_ret = pin_to_cpu(t->cpu);
+	t->grant_ret = pmuser_thread_pin(t->cpu);
 	fd = t->grant_ret ? -1 : pmuser_device_open();
 	if (fd < 0) {
 		t->grant_ret = t->grant_ret ? t->grant_ret : fd;
@@ -320,7 +320,7 @@ static void *process_exit_main(void *arg)
 	struct access_thread *t = arg, child;
 
 	/* The granter stays off the child's CPU, so only the child's exit can close it. */
-	t->grant_ret = pin_to_cpu(t->cpu ? 0 : 1);
+	t->grant_ret = pmuser_thread_pin(t->cpu ? 0 : 1);
 	if (!t->grant_ret)
 		t->grant_ret = pmuser_device_grant(t->fd, PMUSER_ACCESS_PROCESS);
 	if (!t->grant_ret) {

@@ -65,7 +65,7 @@ static void *reader_main(void *arg)
 	unsigned int i;
 
 	r->tid = gettid_();
-	if (pin_to_cpu(r->cpu)) {
+	if (pmuser_thread_pin(r->cpu)) {
 		r->grant_ret = -EINVAL;
 		r->started = 1;
 		return NULL;
@@ -213,7 +213,7 @@ static void helper_main(const pid_t *tids, int nr, struct helper_stats *st)
 
 	while (now_ns() < end) {
 		/* Every CPU in turn, so task-bound events start and stop on each. */
-		pin_to_cpu(cpu);
+		pmuser_thread_pin(cpu);
 		helper_round(tids[cpu], cpu, st);
 		cpu = (cpu + 1) % nr;
 	}

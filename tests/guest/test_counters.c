@@ -17,7 +17,7 @@ FIXTURE_SETUP(counters)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED, EV_SW_INCR };
 
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	self->fd = pmuser_device_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", PMUSER_DEVICE, strerror(-self->fd));
 	ASSERT_EQ(0, pmuser_device_info(self->fd, &self->info));
@@ -107,7 +107,7 @@ TEST(reset_of_a_partial_configuration)
 	int fd = pmuser_device_open();
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	config_events(&cfg, 0, ev, 1);
 	cfg.events[0].flags = PMUSER_COUNT_MASK;
 	cfg.cpus[0] = 1;

@@ -73,13 +73,13 @@ static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh
 	unsigned int i;
 
 	sigill_count_install();
-	if (pin_to_cpu(0) || pmuser_device_grant(fd, 0)) {
+	if (pmuser_thread_pin(0) || pmuser_device_grant(fd, 0)) {
 		r->grant_failed = 1;
 		_exit(1);
 	}
 	while (!sh->stop) {
 		if (mover)
-			pin_to_cpu(1);	/* fails while CPU 1 is offline */
+			pmuser_thread_pin(1);	/* fails while CPU 1 is offline */
 		for (i = 0; i < 1000; i++) {
 			gen = __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST);
 			cpu = sched_getcpu();
@@ -172,7 +172,7 @@ TEST_F_TIMEOUT(hotplug, cpu1_offline_online_under_readers, 600)
 			TH_LOG("cycle %u: cpu1 online %u, held %#x, want %#x", cycle, ci.online,
 			       ci.held_mask, want);
 		/* Count on CPU 1 right away; retry loops the other CPU or a reader disturbed. */
-		ASSERT_EQ(0, pin_to_cpu(1));
+		ASSERT_EQ(0, pmuser_thread_pin(1));
 		for (tries = 0; tries < 20; tries++) {
 			ret = exact_loop(hw);
 			if (ret >= 0)

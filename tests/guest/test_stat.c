@@ -147,7 +147,7 @@ static long long bare_instructions(char *const argv[])
 	pid = fork();
 	if (pid == 0) {
 		close(go[1]);
-		if (pin_to_cpu(0) || read(go[0], &byte, 1) != 1)
+		if (pmuser_thread_pin(0) || read(go[0], &byte, 1) != 1)
 			_exit(98);
 		execvp(argv[0], argv);
 		_exit(99);

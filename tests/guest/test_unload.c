@@ -83,7 +83,7 @@ static void *unload_reader_main(void *arg)
 	unsigned long sw;
 	uint64_t d;
 
-	r->grant_ret = pin_to_cpu(r->cpu);
+	r->grant_ret = pmuser_thread_pin(r->cpu);
 	if (!r->grant_ret && r->fd >= 0)	/* fd -1: a thread after the unload */
 		r->grant_ret = pmuser_device_grant(r->fd, 0);
 	r->ready = 1;
@@ -284,7 +284,7 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 
 	/* perf counts normally: the loop's difference is its extra instructions exactly. */
 	if (self->counting) {
-		ASSERT_EQ(0, pin_to_cpu(0));
+		ASSERT_EQ(0, pmuser_thread_pin(0));
 		ASSERT_EQ(0, perf_loop_counts(1000, 11000, &c1, &c2));
 		TH_LOG("perf: %llu and %llu instructions", (unsigned long long)c1,
 		       (unsigned long long)c2);

@@ -50,7 +50,7 @@ TEST(every_counter_index_reads_its_counter)
 	unsigned int i, n;
 	int fd;
 
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	fd = pmuser_device_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
@@ -86,7 +86,7 @@ static void region_exact(struct __test_metadata *_metadata, enum pmuser_backend 
 	bool cycles = b == PMUSER_BACKEND_MODULE;
 	unsigned int inst = cycles ? 1 : 0;
 
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, open_set(b, cycles, ev, 1, 0, &c));
 	ASSERT_EQ(b, pmuser_counters_backend(c));
 	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
@@ -174,7 +174,7 @@ TEST(perf_self_reader_survives_pmuser_users)
 		SKIP(return, "perf self-read is arm64 only");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_MMAP, false, ev, 1, 0, &c));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -182,7 +182,7 @@ TEST(perf_self_reader_survives_pmuser_users)
 		struct pmuser_config cfg;
 		int fd = pmuser_device_open();
 
-		if (fd < 0 || pin_to_cpu(1))
+		if (fd < 0 || pmuser_thread_pin(1))
 			_exit(1);
 		config_events(&cfg, 1, ev, 1);
 		for (i = 0; i < 50; i++)
@@ -267,7 +267,7 @@ TEST(perf_multiplexed_counts_scale)
 	REQUIRE_COUNTING();
 	for (i = 0; i < 10; i++)
 		ev[i] = EV_INST_RETIRED;
-	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, false, ev, 10,
 			      PMUSER_COUNTERS_NO_GROUP | PMUSER_COUNTERS_DISABLED, &c));
 	ASSERT_EQ(0, pmuser_counters_enable(c));
