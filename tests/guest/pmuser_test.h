@@ -121,6 +121,8 @@ static inline void config_events(struct pmuser_config *cfg, int cycles, const ui
 	}
 }
 
+enum loop_verdict { LOOP_INEXACT, LOOP_EXACT, LOOP_SHARED };
+
 /*
  * loop_delta(hw, n): counter hw's delta over exactly this sequence, in one asm block so the
  * compiler adds nothing: [read A] then n iterations of a two-instruction loop, a barrier,
@@ -154,12 +156,14 @@ static inline uint64_t loop_delta(unsigned int hw, uint64_t n)
 }
 
 /*
- * loop_delta_pair(hw, n, &cycles): as loop_delta for event counter hw, also timing the cycle
- * counter over the same loop; both windows hold 2n + LOOP_PAIR_OVERHEAD instructions.
+ * loop_delta_pair(hw, n, &cycles): as loop_delta for event counter hw, with the cycle counter
+ * read just outside it, so the cycle window holds the event window (2n + LOOP_PAIR_OVERHEAD
+ * instructions) plus the two event reads.
  */
-#define LOOP_PAIR_OVERHEAD 3
+#define LOOP_PAIR_OVERHEAD 2
+#define LOOP_PAIR_CYCLES_EXTRA 2
 #define LOOP_PAIR_ASM(reg, n, a, b, ca, cb)				\
-	__asm__ __volatile__("isb\n\tmrs %[a], " #reg "\n\tmrs %[ca], pmccntr_el0\n"	\
+	__asm__ __volatile__("isb\n\tmrs %[ca], pmccntr_el0\n\tmrs %[a], " #reg "\n"	\
 			     "1:\tsubs %[n], %[n], #1\n\tb.ne 1b\n"	\
 			     "\tisb\n\tmrs %[b], " #reg "\n\tmrs %[cb], pmccntr_el0"	\
 			     : [a] "=&r"(a), [b] "=&r"(b), [ca] "=&r"(ca), [cb] "=&r"(cb),	\
@@ -169,6 +173,7 @@ static inline uint64_t loop_delta_pair(unsigned int hw, uint64_t n, uint64_t *cy
 {
 	uint64_t a = 0, b = 0, ca = 0, cb = 0;
 
+	*cycles = 0;
 	switch (hw) {
 	LOOP_PAIR_CASE(0); LOOP_PAIR_CASE(1); LOOP_PAIR_CASE(2); LOOP_PAIR_CASE(3);
 	LOOP_PAIR_CASE(4); LOOP_PAIR_CASE(5); LOOP_PAIR_CASE(6); LOOP_PAIR_CASE(7);
@@ -182,6 +187,26 @@ static inline uint64_t loop_delta_pair(unsigned int hw, uint64_t n, uint64_t *cy
 	}
 	*cycles = cb - ca;
 	return (uint32_t)(b - a);
+}
+
+/*
+ * Judges one loop_delta_pair() of n iterations on a CPU that runs the loop uninterrupted.
+ * QEMU's -icount counts instructions globally: when its round-robin runs the other vCPU in
+ * the middle, this vCPU's counters take in that vCPU's instructions too, the event counter
+ * only those inside its own window, the cycle counter all of them. (With the windows side by
+ * side instead, a slice landing between the two first reads counted for the event counter
+ * alone and looked like a wrong count.) So an event delta is exact, or larger but by no more
+ * than the cycle window's extra ("shared"), or wrong.
+ */
+static inline enum loop_verdict loop_pair_verdict(uint64_t delta, uint64_t cycles, uint64_t n)
+{
+	uint64_t want = 2 * n + LOOP_PAIR_OVERHEAD;
+
+	if (delta == want)
+		return LOOP_EXACT;
+	if (delta > want && delta + LOOP_PAIR_CYCLES_EXTRA <= cycles)
+		return LOOP_SHARED;
+	return LOOP_INEXACT;
 }
 #elif defined(__arm__) && __ARM_ARCH >= 7
 #define LOOP_OVERHEAD 2

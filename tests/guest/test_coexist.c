@@ -7,10 +7,8 @@
  * no read traps, every counter only moves forward, and INST_RETIRED over a known loop is exact
  * whenever the reader was not switched out during the loop (the counters count the whole CPU).
  *
- * QEMU's -icount counts instructions (and time, hence cycles) globally: when its round-robin
- * runs the other vCPU in the middle of a loop, both counters of this vCPU take in that vCPU's
- * instructions alike. Such a loop ("shared") is recognised by the event and cycle counters
- * agreeing with each other but not with the loop; anything else inexact fails.
+ * On arm64 the cycle counter is read around each loop to recognise the loops QEMU's
+ * round-robin let the other vCPU into (loop_pair_verdict()); anything else inexact fails.
  */
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -61,7 +59,8 @@ static void *reader_main(void *arg)
 	uint64_t cmask = width_mask(PMUSER_CYCLE_BITS), emask = width_mask(r->counter_bits);
 	uint64_t pc, pe, c, e, t0 = now_ns();
 	unsigned long sw;
-	uint64_t cyc, want;
+	enum loop_verdict verdict;
+	uint64_t cyc;
 	unsigned int i;
 
 	r->tid = gettid_();
@@ -97,20 +96,20 @@ static void *reader_main(void *arg)
 		sw = thread_switches();
 #if defined(__aarch64__)
 		c = loop_delta_pair(r->hw, COEXIST_LOOP, &cyc);
-		want = 2 * COEXIST_LOOP + LOOP_PAIR_OVERHEAD;
+		verdict = loop_pair_verdict(c, cyc, COEXIST_LOOP);
 #else
 		/* One CPU on the 32-bit guests: no other vCPU to share the count with. */
 		c = loop_delta(r->hw, COEXIST_LOOP);
-		cyc = ~c;
-		want = 2 * COEXIST_LOOP + LOOP_OVERHEAD;
+		cyc = 0;
+		verdict = c == 2 * COEXIST_LOOP + LOOP_OVERHEAD ? LOOP_EXACT : LOOP_INEXACT;
 #endif
 		r->reads += 4;
 		if (thread_switches() != sw) {
 			/* The helper may have run in the window: only counts as a read. */
 			r->switched++;
-		} else if (c == want) {
+		} else if (verdict == LOOP_EXACT) {
 			r->exact++;
-		} else if (c == cyc) {
+		} else if (verdict == LOOP_SHARED) {
 			r->shared++;
 		} else if (!r->inexact++) {
 			r->bad_delta = c;

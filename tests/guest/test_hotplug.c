@@ -47,13 +47,13 @@ static int exact_loop(unsigned int hw)
 	uint64_t d, cyc = 0;
 
 #if defined(__aarch64__)
+	enum loop_verdict v;
+
 	d = loop_delta_pair(hw, HOTPLUG_LOOP, &cyc);
-	if (thread_switches() != sw)
+	v = loop_pair_verdict(d, cyc, HOTPLUG_LOOP);
+	if (thread_switches() != sw || v == LOOP_SHARED)
 		return -1;
-	if (d == 2 * HOTPLUG_LOOP + LOOP_PAIR_OVERHEAD)
-		return 1;
-	/* The other vCPU ran inside the loop (QEMU's global icount; see test_coexist.c). */
-	return d == cyc ? -1 : 0;
+	return v == LOOP_EXACT;
 #else
 	(void)cyc;
 	d = loop_delta(hw, HOTPLUG_LOOP);
