@@ -52,7 +52,7 @@ TEST_F(counters, inst_retired_exact)
 
 	REQUIRE_COUNTING();
 	for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
-		uint64_t d = loop_delta(hw, lengths[i]);
+		uint64_t d = loop_delta_alone(hw, lengths[i]);
 
 		EXPECT_EQ(2 * lengths[i] + LOOP_OVERHEAD, d)
 			TH_LOG("loop of %llu iterations", (unsigned long long)lengths[i]);
@@ -145,7 +145,7 @@ TEST_F_TIMEOUT(counters, inst_retired_exact_across_wrap, 300)
 			;
 		/* ... from which a loop of 2 WRAP_LOOP + 2 instructions crosses the wrap. */
 		sw = thread_switches();
-		d = loop_delta(hw, WRAP_LOOP);
+		d = loop_delta_alone(hw, WRAP_LOOP);
 		if (thread_switches() != sw)
 			continue;
 		if ((uint32_t)d == 2 * WRAP_LOOP + LOOP_OVERHEAD)
