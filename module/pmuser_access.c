@@ -71,11 +71,14 @@ static DEFINE_MUTEX(pmuser_grants_lock);
 
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 /*
- * perf 6.1 detaches an exiting thread's events without restarting the PMU, so the read bits
- * would outlive a granted thread on its CPU (later kernels restart it). A preempt notifier on
- * the granted thread closes the CPU at the thread's last switch-out. The scheduler walks the
- * notifier list with interrupts off, so grants it may still be walking are freed after an RCU
- * grace period.
+ * perf 6.1 can leave a granted thread's read bits set for the next thread on its CPU: it
+ * detaches an exiting thread's events without restarting the PMU (later kernels restart it),
+ * and an ungranted sibling alternating with a granted thread on one CPU was seen reading for
+ * one time slice whenever another thread's rdpmc event had been freed less than a second
+ * before. A preempt notifier on the granted thread closes the CPU at each switch-out to a
+ * thread perf does not itself grant reads to (perf restarts the PMU for those it does, or
+ * swaps in a cloned context that may read). The scheduler walks the notifier list with
+ * interrupts off, so grants it may still be walking are freed after an RCU grace period.
  */
 static DEFINE_RAW_SPINLOCK(pmuser_hook_lock);
 static atomic_t pmuser_hook_users = ATOMIC_INIT(0);
@@ -89,9 +92,10 @@ static void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struc
 	struct pmuser_grant *g = container_of(pn, struct pmuser_grant, exit_hook);
 	unsigned long flags;
 
+	if (!pmuser_compat_task_perf_user(next))
+		pmuser_hw_userenr_write(0);
 	if (READ_ONCE(current->__state) != TASK_DEAD)
 		return;
-	pmuser_hw_userenr_write(0);
 	raw_spin_lock_irqsave(&pmuser_hook_lock, flags);
 	g->task_dead = true;
 	if (g->detached) {

@@ -40,23 +40,28 @@ static inline u32 pmuser_compat_idx_to_hw(int idx)
 #endif
 
 /*
- * Whether perf itself manages user counter access for the current task: its hardware context
- * holds events that asked for it (6.2 merged the per-PMU-type task contexts into one).
+ * Whether perf itself manages user counter access for a task: its hardware context holds
+ * events that asked for it (6.2 merged the per-PMU-type task contexts into one).
  */
-static inline bool pmuser_compat_current_perf_user(void)
+static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
 	bool ret;
 
 	rcu_read_lock();
 #if PMUSER_KERNEL_AT_LEAST(6, 2)
-	ctx = READ_ONCE(current->perf_event_ctxp);
+	ctx = READ_ONCE(task->perf_event_ctxp);
 #else
-	ctx = READ_ONCE(current->perf_event_ctxp[perf_hw_context]);
+	ctx = READ_ONCE(task->perf_event_ctxp[perf_hw_context]);
 #endif
 	ret = ctx && READ_ONCE(ctx->nr_user);
 	rcu_read_unlock();
 	return ret;
+}
+
+static inline bool pmuser_compat_current_perf_user(void)
+{
+	return pmuser_compat_task_perf_user(current);
 }
 
 #endif /* PMUSER_COMPAT_H */
