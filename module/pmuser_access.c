@@ -303,7 +303,7 @@ void pmuser_access_release(struct file *file)
  */
 static void pmuser_userenr_clear(void *unused)
 {
-	if (!pmuser_compat_current_perf_user() || pmuser_grant_find(current))
+	if (!pmuser_compat_task_perf_user(current) || pmuser_grant_find(current))
 		pmuser_hw_userenr_write(0);
 }
 

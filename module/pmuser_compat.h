@@ -59,9 +59,4 @@ static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
 	return ret;
 }
 
-static inline bool pmuser_compat_current_perf_user(void)
-{
-	return pmuser_compat_task_perf_user(current);
-}
-
 #endif /* PMUSER_COMPAT_H */
