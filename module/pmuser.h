@@ -5,6 +5,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/fs.h>
+#include <linux/mm_types.h>
 #include <uapi/linux/pmuser.h>
 
 #define PMUSER_VERSION_MAJOR	0
@@ -19,7 +20,10 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus);
 int pmuser_counters_release(struct file *owner);
 void pmuser_counters_fill_info(struct pmuser_info *info);
-u32 pmuser_counters_held_mask(unsigned int cpu);
+/* Placement on ci->cpu (held_mask, unplaced, page_seq); republishes what changed. */
+void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci);
+/* Maps the counter page read-only. */
+int pmuser_counters_mmap(struct vm_area_struct *vma);
 /* Whether pmuser counters are live on this CPU; call with preemption disabled. */
 bool pmuser_counters_live_local(void);
 

@@ -3,7 +3,9 @@
 #ifndef PMUSER_COMPAT_H
 #define PMUSER_COMPAT_H
 
+#include <linux/capability.h>
 #include <linux/device.h>
+#include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -38,6 +40,30 @@ static inline u32 pmuser_compat_idx_to_hw(int idx)
 #else
 #define PMUSER_COMPAT_DEVNODE_CONST
 #endif
+
+/* 6.3 made vm_flags read-only outside the vm_flags_*() helpers. */
+static inline void pmuser_compat_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+{
+#if PMUSER_KERNEL_AT_LEAST(6, 3)
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
+/*
+ * Kernel-mode counting follows perf's rule: 6.12 exports perf's own check (perf_event_paranoid
+ * and the LSM hook); before it, only CAP_PERFMON (or CAP_SYS_ADMIN) allows it, which is never
+ * more than perf would allow.
+ */
+static inline int pmuser_compat_allow_kernel(void)
+{
+#if PMUSER_KERNEL_AT_LEAST(6, 12)
+	return perf_allow_kernel();
+#else
+	return perfmon_capable() ? 0 : -EACCES;
+#endif
+}
 
 /*
  * Whether perf itself manages user counter access for a task: its hardware context holds

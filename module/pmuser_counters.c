@@ -1,26 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmuser: hold PMU counters through the kernel's perf subsystem.
+ * pmuser: hold PMU counters through the kernel's perf subsystem, and publish what a raw read
+ * of them means.
  *
- * Each held counter is a pinned, CPU-bound in-kernel perf event. Pinned CPU events are
- * scheduled before everything else and stay on their hardware counter while other perf users
- * come and go, so perf never gives that counter to anyone else. User space reads the hardware
- * counter directly; this file keeps the raw value it sees continuous where perf would rewrite
- * it. perf reloads a counter with minus its remaining period whenever it starts the event:
- * after each overflow interrupt, after a CPU power-down, and when another user's pinned
- * CPU-wide event makes it schedule the CPU's events out and in again. pmuser's events sample
- * with period 1 and pmuser keeps the remaining period at 1, so perf calls pmuser's overflow
- * handler at every wrap, and any other reload (all ones) overflows on the next counted event
- * and comes back through that handler too. The handler puts back the continued value; perf's
- * own count is never disturbed.
+ * Each held counter is a pinned, CPU-bound in-kernel perf event, so perf never gives its
+ * counter to another user while pmuser holds it. pmuser never writes a counter itself: perf
+ * owns the values. perf rewrites a counter at every period end, whenever it starts the event
+ * again (another user's pinned CPU-wide event rescheduling the CPU, a cgroup switch,
+ * unthrottling, CPU power-down) and may then place it on another hardware counter.
+ *
+ * Why user space finds out: pmuser's events sample with period 1 and, in pmuser's overflow
+ * handler, get one long period (2^(bits-1) events) through perf's own stop and start, after
+ * which the remaining period is left at 0. Any later start by perf therefore loads all ones
+ * (period 1 again), so the first event the counter counts afterwards raises perf's overflow
+ * interrupt and brings perf back to the handler, which re-arms the long period and publishes
+ * in the counter page where the event is now (hardware index), the raw value it was given
+ * (base) and perf's count at that value, under a sequence number. This is the only place
+ * pmuser touches an event's state: inside perf's overflow path for that very event, on its
+ * CPU, with the event active on the counter perf reports, through perf's stop/start (which
+ * disable the counter and clear its overflow flag before reloading it) - the same sequence
+ * perf itself uses to change a period. Placement at CONFIGURE, RESET and CPU_INFO runs it on
+ * the CPU in a cross-call, interrupts off, after checking that perf has the event active.
+ *
+ * Interrupt cost: one per 2^(bits-1) counted events, as for a non-sampling perf event, plus
+ * one per restart or move. A restart loads all ones, so a raw read of all ones, or below the
+ * published base, means "reloaded, interrupt pending": readers treat it as unusable.
+ *
+ * What is detected rather than prevented: between perf's restart or move of an event and its
+ * first counted event the page still shows the old placement; a read of the old counter in
+ * that window is not flagged. With kernel-mode counting the window closes before the kernel
+ * returns to user space (the interrupt is pending as soon as interrupts are on again); with
+ * user-only counting it lasts until the first user-mode event of that kind. CPU_INFO reads
+ * the placement on the CPU and republishes a change at once. An event perf cannot place at
+ * all (no free counter for a pinned event) is published as on no counter by CPU_INFO.
  */
 #include <linux/cpu.h>
 #include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
+#include <linux/perf/arm_pmu.h>
 #include <linux/smp.h>
+#include <linux/vmalloc.h>
 
 #include "pmuser.h"
 #include "pmuser_compat.h"
@@ -28,20 +51,17 @@
 
 struct pmuser_counter {
 	struct perf_event *event;
-	u32 hw;
-	u32 bits;
-	/* The raw value user space saw at the last sync, and perf's count at that moment. */
-	u64 last_raw;
-	u64 last_count;
-	/* Set on the counter's CPU once it has been synced: the overflow handler acts from then. */
-	bool synced;
+	unsigned int slot;
+	/* perf's count when the page's count was last zero (CONFIGURE or RESET). */
+	u64 zero;
+	/* Whether this counter's slot in the page is pmuser's to publish. */
+	bool publish;
 };
 
-/* Slot PMUSER_MAX_EVENTS is the cycle counter; slots below it follow pmuser_config.events. */
-#define PMUSER_CYCLE_SLOT	PMUSER_MAX_EVENTS
+#define PMUSER_NR_SLOTS		PMUSER_PAGE_SLOTS
 
 struct pmuser_cpu {
-	struct pmuser_counter ctr[PMUSER_MAX_EVENTS + 1];
+	struct pmuser_counter ctr[PMUSER_NR_SLOTS];
 	/* Set on the CPU once its counters are set up, so notifiers see whole state only. */
 	bool live;
 };
@@ -53,80 +73,178 @@ static struct pmuser_config pmuser_cfg;
 static struct cpumask pmuser_cpus;
 static int pmuser_hp_state;
 
-#define PMUSER_NR_SLOTS		(PMUSER_CYCLE_SLOT + 1)
-#define PMUSER_SAMPLE_PERIOD	1
+/* The counter page: one record per possible CPU, mapped read-only by user space. */
+static void *pmuser_page;
+static size_t pmuser_page_bytes;
+#define PMUSER_PAGE_STRIDE	1024
+
+static struct pmuser_page_cpu *pmuser_page_cpu(unsigned int cpu)
+{
+	return pmuser_page + cpu * PMUSER_PAGE_STRIDE;
+}
+
+/*
+ * A CPU's record is written only on that CPU with interrupts off, so writers never overlap.
+ * Readers on other CPUs pair their loads with these barriers: an odd sequence is seen before
+ * any field changes, and the fields before the even one.
+ */
+static void pmuser_page_begin(struct pmuser_page_cpu *p)
+{
+	WRITE_ONCE(p->seq, p->seq + 1);
+	smp_wmb(); /* odd sequence before the fields */
+}
+
+static void pmuser_page_end(struct pmuser_page_cpu *p)
+{
+	smp_wmb(); /* fields before the even sequence */
+	WRITE_ONCE(p->seq, p->seq + 1);
+	p->publications++;
+}
 
 static bool pmuser_slot_used(unsigned int slot)
 {
-	if (slot == PMUSER_CYCLE_SLOT)
+	if (slot == PMUSER_PAGE_CYCLE_SLOT)
 		return pmuser_cfg.flags & PMUSER_CONFIG_CYCLES;
 	return slot < pmuser_cfg.nr_events;
 }
 
-/*
- * Make the hardware counter show raw from now on and tell perf: its deltas stay right, and a
- * remaining period of 1 makes the next overflow, whatever caused it, call pmuser_overflow().
- * (perf cannot tell a full wrap from a small step, so a period matched to the distance to
- * the wrap would be missed when the counter starts near zero.)
- */
-static void pmuser_counter_sync(struct pmuser_counter *c, u64 raw)
+static unsigned int pmuser_event_bits(struct perf_event *event)
 {
-	struct perf_event *event = c->event;
-
-	pmuser_hw_counter_write(c->hw, raw);
-	local64_set(&event->hw.prev_count, raw);
-	local64_set(&event->hw.period_left, 1);
-	c->last_raw = raw;
-	c->last_count = local64_read(&event->count);
-	WRITE_ONCE(c->synced, true);
+	return event->hw.flags & ARMPMU_EVT_64BIT ? 64 : 32;
 }
 
-static void pmuser_counter_set(struct pmuser_counter *c, u64 raw)
-{
-	c->event->pmu->read(c->event);
-	pmuser_counter_sync(c, raw);
-}
+/* perf marks a throttled event's hw.interrupts with this (MAX_INTERRUPTS, kernel/events). */
+#define PMUSER_PERF_THROTTLED	(~0ULL)
 
-/* The value user space would see now had perf never rewritten the counter. */
-static u64 pmuser_counter_continued(struct pmuser_counter *c)
+/* Whether perf has the event on a counter, counting, on this CPU right now. */
+static bool pmuser_event_placed(struct perf_event *event)
 {
-	u64 raw = c->last_raw + (local64_read(&c->event->count) - c->last_count);
+	struct hw_perf_event *hwc = &event->hw;
 
-	return c->bits == 64 ? raw : lower_32_bits(raw);
+	return event->state == PERF_EVENT_STATE_ACTIVE && hwc->idx >= 0 &&
+	       !(hwc->state & PERF_HES_STOPPED) && hwc->interrupts != PMUSER_PERF_THROTTLED;
 }
 
 /*
- * The counter overflowed (a wrap, or right after a reload by perf) and perf has just reloaded
- * it: put back the value user space would see had perf never touched it. perf's count is
- * exact modulo the counter's width, which is all the continued value needs. The PMU is
- * stopped while this runs on arm64.
+ * Give the event one long period through perf's stop and start, leave its remaining period
+ * at 0 (so perf's next start of it loads all ones), and publish it. On the event's CPU with
+ * interrupts off, inside pmuser_page_begin/end. An event perf has on no counter, or has
+ * throttled or stopped, is published as on none and left alone: perf restarts it with all
+ * ones later, and its first event brings it back here.
  */
+static void pmuser_counter_arm(struct pmuser_counter *c, struct perf_event *event,
+			       struct pmuser_page_cpu *p, bool zero)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	struct pmuser_page_slot *s = &p->slot[c->slot];
+	unsigned int bits = pmuser_event_bits(event);
+	u64 mask = bits == 64 ? U64_MAX : U32_MAX;
+
+	if (!pmuser_event_placed(event)) {
+		if (zero)
+			c->zero = local64_read(&event->count);
+		if (c->publish)
+			WRITE_ONCE(s->hw, PMUSER_HW_NONE);
+		return;
+	}
+	event->pmu->stop(event, PERF_EF_UPDATE);
+	local64_set(&hwc->period_left, mask >> 1);
+	event->pmu->start(event, PERF_EF_RELOAD);
+	local64_set(&hwc->period_left, 0);
+	if (zero)
+		c->zero = local64_read(&event->count);
+	if (!c->publish)
+		return;
+	s->bits = bits;
+	s->base = local64_read(&hwc->prev_count) & mask;
+	s->count = local64_read(&event->count) - c->zero;
+	WRITE_ONCE(s->hw, pmuser_compat_idx_to_hw(hwc->idx));
+}
+
+/* perf's overflow path for one of pmuser's events: hardirq, on its CPU. */
 static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *data,
 			    struct pt_regs *regs)
 {
 	struct pmuser_counter *c = event->overflow_handler_context;
+	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 
-	if (!READ_ONCE(c->synced))
-		return;
-	/* ARMv7 keeps counting in its interrupt: take what perf's update left out. */
-	event->pmu->read(event);
-	pmuser_counter_sync(c, pmuser_counter_continued(c));
+	pmuser_page_begin(p);
+	pmuser_counter_arm(c, event, p, false);
+	pmuser_page_end(p);
 }
 
-static void pmuser_cpu_zero(void *unused)
+/*
+ * Whether perf reloaded a placed counter since its publication (its overflow interrupt is
+ * still to come): perf's own read brings its count up to date and shows the raw value.
+ */
+static bool pmuser_counter_reloaded(struct perf_event *event, struct pmuser_page_slot *s)
 {
+	u64 mask = pmuser_event_bits(event) == 64 ? U64_MAX : U32_MAX, raw;
+
+	event->pmu->read(event);
+	raw = local64_read(&event->hw.prev_count) & mask;
+	return raw < s->base || raw == mask;
+}
+
+struct pmuser_place_req {
+	bool zero;
+	/* out: what perf has now */
+	u32 held_mask;
+	u32 unplaced;
+	u32 seq;
+};
+
+/*
+ * On the CPU, interrupts off: arm and publish every held counter (zero: count from 0 again).
+ * Without zero, only counters whose placement differs from the page are re-armed.
+ */
+static void pmuser_cpu_place(void *arg)
+{
+	struct pmuser_place_req *req = arg;
 	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 	unsigned int slot;
 
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
-		if (pc->ctr[slot].event)
-			pmuser_counter_set(&pc->ctr[slot], 0);
+	pmuser_page_begin(p);
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+		struct pmuser_counter *c = &pc->ctr[slot];
+		struct perf_event *event = c->event;
+		u32 hw;
+
+		if (!event)
+			continue;
+		if (req->zero)
+			c->publish = true;
+		hw = pmuser_event_placed(event) ? pmuser_compat_idx_to_hw(event->hw.idx) :
+						  PMUSER_HW_NONE;
+		if (req->zero || hw != READ_ONCE(p->slot[slot].hw) ||
+		    (hw != PMUSER_HW_NONE && pmuser_counter_reloaded(event, &p->slot[slot])))
+			pmuser_counter_arm(c, event, p, req->zero);
+		hw = READ_ONCE(p->slot[slot].hw);
+		if (hw == PMUSER_HW_NONE)
+			req->unplaced++;
+		else
+			req->held_mask |= BIT(hw);
+	}
 	WRITE_ONCE(pc->live, true);
+	pmuser_page_end(p);
+	req->seq = READ_ONCE(p->seq);
 }
 
+/* On the CPU: the page no longer describes any counter of pmuser's here. */
 static void pmuser_cpu_quiesce(void *unused)
 {
-	WRITE_ONCE(this_cpu_ptr(&pmuser_pcpu)->live, false);
+	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	unsigned int slot;
+
+	WRITE_ONCE(pc->live, false);
+	pmuser_page_begin(p);
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+		pc->ctr[slot].publish = false;
+		WRITE_ONCE(p->slot[slot].hw, PMUSER_HW_NONE);
+	}
+	pmuser_page_end(p);
 }
 
 static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slot,
@@ -135,11 +253,14 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.pinned = 1,
+		.disabled = 1,
+		/* Any start by perf then loads all ones: see the top of this file. */
+		.sample_period = 1,
 	};
 	struct perf_event *event;
 	u32 flags;
 
-	if (slot == PMUSER_CYCLE_SLOT) {
+	if (slot == PMUSER_PAGE_CYCLE_SLOT) {
 		attr.type = PERF_TYPE_HARDWARE;
 		attr.config = PERF_COUNT_HW_CPU_CYCLES;
 		/* arm64 "long" events: the whole 64-bit cycle counter. */
@@ -157,12 +278,9 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 		attr.exclude_hv = 1;
 	}
 	/*
-	 * perf calls the overflow handler of sampling events only; a non-sampling event's counter
-	 * is silently reloaded at every overflow. A PMU without an interrupt refuses sampling;
-	 * its counters then wrap untouched and are reloaded only when perf restarts the event.
+	 * A PMU without an interrupt refuses sampling: its counters then run without pmuser
+	 * learning of perf's restarts, and the page is only republished by CPU_INFO.
 	 */
-	attr.sample_period = PMUSER_SAMPLE_PERIOD;
-	attr.disabled = 1;
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
 	if (PTR_ERR_OR_ZERO(event) == -EOPNOTSUPP) {
 		attr.sample_period = 0;
@@ -170,11 +288,7 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 	}
 	if (IS_ERR(event))
 		return event;
-	/*
-	 * Created disabled so the first start does not load minus the sampling period (an
-	 * overflow at once): start far from the wrap until pmuser_cpu_zero() syncs it.
-	 */
-	local64_set(&event->hw.period_left, S32_MAX);
+	c->event = event;
 	perf_event_enable(event);
 	return event;
 }
@@ -192,16 +306,18 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		if (pc->ctr[slot].event)
 			perf_event_release_kernel(pc->ctr[slot].event);
 		pc->ctr[slot].event = NULL;
-		pc->ctr[slot].synced = false;
+		pc->ctr[slot].publish = false;
 	}
 }
 
 static int pmuser_cpu_setup(unsigned int cpu)
 {
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
+	struct pmuser_place_req req = { .zero = true };
 	struct perf_event *event;
 	bool want_cycle, on_cycle;
 	unsigned int slot;
+	u32 hw;
 	int ret;
 
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
@@ -209,28 +325,27 @@ static int pmuser_cpu_setup(unsigned int cpu)
 
 		if (!pmuser_slot_used(slot))
 			continue;
+		c->slot = slot;
 		event = pmuser_event_create(cpu, slot, c);
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);
 			goto err_teardown;
 		}
-		c->event = event;
 		/* A pinned event perf could not place is in error state: the counter is taken. */
 		if (event->state != PERF_EVENT_STATE_ACTIVE) {
 			ret = -EBUSY;
 			goto err_teardown;
 		}
-		c->hw = pmuser_compat_idx_to_hw(event->hw.idx);
-		want_cycle = slot == PMUSER_CYCLE_SLOT;
-		on_cycle = c->hw == PMUSER_HW_CYCLE;
-		c->bits = want_cycle ? PMUSER_CYCLE_BITS : pmuser_hw_counter_bits(0);
+		hw = pmuser_compat_idx_to_hw(event->hw.idx);
+		want_cycle = slot == PMUSER_PAGE_CYCLE_SLOT;
+		on_cycle = hw == PMUSER_HW_CYCLE;
 		/* Cycles elsewhere than the cycle counter would need chaining: refuse. */
-		if (c->hw == PMUSER_HW_NONE || want_cycle != on_cycle) {
+		if (hw == PMUSER_HW_NONE || want_cycle != on_cycle) {
 			ret = -EBUSY;
 			goto err_teardown;
 		}
 	}
-	smp_call_function_single(cpu, pmuser_cpu_zero, NULL, 1);
+	smp_call_function_single(cpu, pmuser_cpu_place, &req, 1);
 	return 0;
 
 err_teardown:
@@ -287,39 +402,34 @@ static int pmuser_check_cpu(unsigned int cpu, const struct pmuser_config *cfg)
 	return 0;
 }
 
+/* The hardware counter perf placed slot on, as published on that CPU. */
+static u32 pmuser_slot_hw(unsigned int cpu, unsigned int slot)
+{
+	return READ_ONCE(pmuser_page_cpu(cpu)->slot[slot].hw);
+}
+
 /* Every configured CPU must carry each event on the same counter for inline reads to work. */
 static int pmuser_collect_hw(unsigned int cpu, struct pmuser_config *cfg, bool first)
 {
-	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
 	unsigned int i;
 
 	for (i = 0; i < cfg->nr_events; i++) {
 		if (first)
-			cfg->events[i].hw_counter = pc->ctr[i].hw;
-		else if (cfg->events[i].hw_counter != pc->ctr[i].hw)
+			cfg->events[i].hw_counter = pmuser_slot_hw(cpu, i);
+		else if (cfg->events[i].hw_counter != pmuser_slot_hw(cpu, i))
 			return -EBUSY;
 	}
 	return 0;
 }
 
-int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
-			      const struct cpumask *cpus)
+/* Hold cfg's counters on cpus; on failure nothing is held. */
+static int pmuser_counters_apply(struct file *owner, struct pmuser_config *cfg,
+				 const struct cpumask *cpus)
 {
 	unsigned int cpu, i;
 	bool first = true;
 	int ret;
 
-	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner && pmuser_owner != owner) {
-		ret = -EBUSY;
-		goto unlock;
-	}
-	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
-		ret = pmuser_check_cpu(cpu, cfg);
-		if (ret)
-			goto unlock;
-	}
-	pmuser_teardown_all();
 	for (i = 0; i < cfg->nr_events; i++)
 		cfg->events[i].hw_counter = PMUSER_HW_NONE;
 	cfg->cycle_hw_counter = cfg->flags & PMUSER_CONFIG_CYCLES ?
@@ -336,15 +446,55 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 		first = false;
 	}
 	pmuser_cfg = *cfg;
-	mutex_unlock(&pmuser_cfg_lock);
 	return 0;
 
 err_release:
 	pmuser_teardown_all();
 	pmuser_owner = NULL;
 	cpumask_clear(&pmuser_cpus);
+	memset(&pmuser_cfg, 0, sizeof(pmuser_cfg));
+	return ret;
+}
+
+int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
+			      const struct cpumask *cpus)
+{
+	struct pmuser_config *prev = NULL;
+	struct cpumask *prev_cpus = NULL;
+	unsigned int cpu;
+	int ret, again;
+
+	mutex_lock(&pmuser_cfg_lock);
+	if (pmuser_owner && pmuser_owner != owner) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
+		ret = pmuser_check_cpu(cpu, cfg);
+		if (ret)
+			goto unlock;
+	}
+	if (pmuser_owner) {
+		prev = kmemdup(&pmuser_cfg, sizeof(*prev), GFP_KERNEL);
+		prev_cpus = kmemdup(&pmuser_cpus, sizeof(*prev_cpus), GFP_KERNEL);
+		if (!prev || !prev_cpus) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
+	}
+	pmuser_teardown_all();
+	ret = pmuser_counters_apply(owner, cfg, cpus);
+	/* A failed configuration leaves the previous one in force, if perf still has room. */
+	if (ret && prev) {
+		again = pmuser_counters_apply(owner, prev, prev_cpus);
+		if (again)
+			pr_warn("pmuser: the previous configuration could not be restored (%d)\n",
+				again);
+	}
 unlock:
 	mutex_unlock(&pmuser_cfg_lock);
+	kfree(prev_cpus);
+	kfree(prev);
 	return ret;
 }
 
@@ -364,8 +514,11 @@ int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus)
 		ret = -EINVAL;
 		goto unlock;
 	}
-	for_each_cpu_and(cpu, cpus, cpu_online_mask)
-		smp_call_function_single(cpu, pmuser_cpu_zero, NULL, 1);
+	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
+		struct pmuser_place_req req = { .zero = true };
+
+		smp_call_function_single(cpu, pmuser_cpu_place, &req, 1);
+	}
 unlock:
 	mutex_unlock(&pmuser_cfg_lock);
 	return ret;
@@ -399,25 +552,38 @@ void pmuser_counters_fill_info(struct pmuser_info *info)
 		if (cpu < PMUSER_MAX_CPUS)
 			info->configured_cpus[cpu / 64] |= BIT_ULL(cpu % 64);
 	mutex_unlock(&pmuser_cfg_lock);
+	info->page_size = pmuser_page_bytes;
+	info->page_cpu_stride = PMUSER_PAGE_STRIDE;
 }
 
-u32 pmuser_counters_held_mask(unsigned int cpu)
+void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
 {
-	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
-	unsigned int slot;
-	u32 mask = 0;
+	struct pmuser_place_req req = {};
 
 	mutex_lock(&pmuser_cfg_lock);
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
-		if (pc->ctr[slot].event && pc->ctr[slot].hw != PMUSER_HW_NONE)
-			mask |= BIT(pc->ctr[slot].hw);
+	if (pmuser_owner && cpumask_test_cpu(ci->cpu, &pmuser_cpus))
+		smp_call_function_single(ci->cpu, pmuser_cpu_place, &req, 1);
+	else
+		req.seq = READ_ONCE(pmuser_page_cpu(ci->cpu)->seq);
 	mutex_unlock(&pmuser_cfg_lock);
-	return mask;
+	ci->held_mask = req.held_mask;
+	ci->unplaced = req.unplaced;
+	ci->page_seq = req.seq;
 }
 
 bool pmuser_counters_live_local(void)
 {
 	return READ_ONCE(this_cpu_ptr(&pmuser_pcpu)->live);
+}
+
+int pmuser_counters_mmap(struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(pmuser_page_bytes))
+		return -EINVAL;
+	pmuser_compat_vm_flags_clear(vma, VM_MAYWRITE);
+	return remap_vmalloc_range(vma, pmuser_page, 0);
 }
 
 static int pmuser_cpu_online(unsigned int cpu)
@@ -445,31 +611,13 @@ static int pmuser_cpu_offline(unsigned int cpu)
 }
 
 /*
- * perf's own CPU PM notifier (registered at boot, so it runs before this one both ways)
- * stops the counters before power-down and reloads them with a fresh period afterwards.
- * Remember what user space saw and put it back.
+ * After a CPU power-down perf's own notifier resets the counters and starts the events again
+ * (all ones: their overflow republishes them); only user access needs restoring here.
  */
 static int pmuser_cpu_pm_notify(struct notifier_block *nb, unsigned long action, void *v)
 {
-	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
-	unsigned int slot;
-
 	if (action == CPU_PM_EXIT || action == CPU_PM_ENTER_FAILED)
 		pmuser_access_cpu_up();
-	if (!READ_ONCE(pc->live))
-		return NOTIFY_OK;
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
-		struct pmuser_counter *c = &pc->ctr[slot];
-
-		if (!c->event)
-			continue;
-		if (action == CPU_PM_ENTER) {
-			c->last_raw = pmuser_counter_continued(c);
-			c->last_count = local64_read(&c->event->count);
-		} else if (action == CPU_PM_EXIT || action == CPU_PM_ENTER_FAILED) {
-			pmuser_counter_sync(c, c->last_raw);
-		}
-	}
 	return NOTIFY_OK;
 }
 
@@ -479,11 +627,23 @@ static struct notifier_block pmuser_cpu_pm_nb = {
 
 int pmuser_counters_init(void)
 {
+	unsigned int cpu;
 	int ret;
 
+	BUILD_BUG_ON(sizeof(struct pmuser_page_cpu) > PMUSER_PAGE_STRIDE);
+	pmuser_page_bytes = PAGE_ALIGN(nr_cpu_ids * PMUSER_PAGE_STRIDE);
+	pmuser_page = vmalloc_user(pmuser_page_bytes);
+	if (!pmuser_page)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		unsigned int slot;
+
+		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
+			pmuser_page_cpu(cpu)->slot[slot].hw = PMUSER_HW_NONE;
+	}
 	ret = cpu_pm_register_notifier(&pmuser_cpu_pm_nb);
 	if (ret)
-		return ret;
+		goto err_page;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "pmuser:online",
 				pmuser_cpu_online, pmuser_cpu_offline);
 	if (ret < 0)
@@ -493,6 +653,8 @@ int pmuser_counters_init(void)
 
 err_pm:
 	cpu_pm_unregister_notifier(&pmuser_cpu_pm_nb);
+err_page:
+	vfree(pmuser_page);
 	return ret;
 }
 
@@ -504,4 +666,5 @@ void pmuser_counters_exit(void)
 	pmuser_teardown_all();
 	pmuser_owner = NULL;
 	mutex_unlock(&pmuser_cfg_lock);
+	vfree(pmuser_page);
 }

@@ -78,26 +78,6 @@ static inline void pmuser_hw_swinc(u32 mask)
 	write_sysreg(mask, pmswinc_el0);
 }
 
-static inline void pmuser_hw_counter_write(u32 hw, u64 val)
-{
-	if (hw == PMUSER_HW_CYCLE) {
-		write_sysreg(val, pmccntr_el0);
-	} else {
-		write_sysreg(hw, pmselr_el0);
-		isb();
-		write_sysreg(val, pmxevcntr_el0);
-	}
-}
-
-static inline u64 pmuser_hw_counter_read(u32 hw)
-{
-	if (hw == PMUSER_HW_CYCLE)
-		return read_sysreg(pmccntr_el0);
-	write_sysreg(hw, pmselr_el0);
-	isb();
-	return read_sysreg(pmxevcntr_el0);
-}
-
 #elif defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ >= 7
 
 #define PMUSER_ARCH		PMUSER_ARCH_ARMV7
@@ -150,26 +130,6 @@ static inline void pmuser_hw_swinc(u32 mask)
 	pmuser_cp15_write(c9, 0, c12, 4, mask);
 }
 
-static inline void pmuser_hw_counter_write(u32 hw, u64 val)
-{
-	if (hw == PMUSER_HW_CYCLE) {
-		pmuser_cp15_write(c9, 0, c13, 0, val);
-	} else {
-		pmuser_cp15_write(c9, 0, c12, 5, hw);
-		isb();
-		pmuser_cp15_write(c9, 0, c13, 2, val);
-	}
-}
-
-static inline u64 pmuser_hw_counter_read(u32 hw)
-{
-	if (hw == PMUSER_HW_CYCLE)
-		return pmuser_cp15_read(c9, 0, c13, 0);
-	pmuser_cp15_write(c9, 0, c12, 5, hw);
-	isb();
-	return pmuser_cp15_read(c9, 0, c13, 2);
-}
-
 #elif defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ == 6
 
 #define PMUSER_ARCH		PMUSER_ARCH_ARMV6_1176
@@ -211,28 +171,6 @@ static inline void pmuser_hw_userenr_write(u32 val)
 
 static inline void pmuser_hw_swinc(u32 mask)
 {
-}
-
-/* CCNT is c15, c12, 1; PMN0 and PMN1 are c15, c12, 2 and 3. */
-static inline void pmuser_hw_counter_write(u32 hw, u64 val)
-{
-	if (hw == PMUSER_HW_CYCLE)
-		pmuser_cp15_write(c15, 0, c12, 1, val);
-	else if (hw == 0)
-		pmuser_cp15_write(c15, 0, c12, 2, val);
-	else if (hw == 1)
-		pmuser_cp15_write(c15, 0, c12, 3, val);
-}
-
-static inline u64 pmuser_hw_counter_read(u32 hw)
-{
-	if (hw == PMUSER_HW_CYCLE)
-		return pmuser_cp15_read(c15, 0, c12, 1);
-	if (hw == 0)
-		return pmuser_cp15_read(c15, 0, c12, 2);
-	if (hw == 1)
-		return pmuser_cp15_read(c15, 0, c12, 3);
-	return 0;
 }
 
 #else

@@ -2,17 +2,20 @@
 /*
  * pmuser: the /dev/pmuser character device and its ioctls.
  *
- * Every ioctl struct is copied in with copy_struct_from_user() semantics (a newer, larger
- * struct is accepted if its tail is zero), then every field is checked before anything
- * changes. Unknown commands get -ENOTTY.
+ * Every ioctl struct is copied in with copy_struct_from_user() semantics: any size from the
+ * struct's first version up to PAGE_SIZE, missing fields read as zero, a larger struct only
+ * with a zero tail (E2BIG otherwise). Then every field is checked before anything changes,
+ * and at most the caller's size is copied back. Unknown commands get -ENOTTY.
  */
 #include <linux/cdev.h>
 #include <linux/cpu.h>
 #include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -33,27 +36,38 @@ module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "Group id allowed to open /dev/pmuser (mode 0660); default root only");
 
 #define PMUSER_SWINC_MAX	SZ_1M
+/* PMSWINC writes made with preemption off at a time. */
+#define PMUSER_SWINC_CHUNK	SZ_4K
 
 static dev_t pmuser_devt;
 static struct cdev pmuser_cdev;
 static struct class *pmuser_class;
 static struct device pmuser_device;
 
-/* Copy a versioned struct in: size first, then the rest as copy_struct_from_user() does. */
-static int pmuser_copy_in(void *dst, size_t ksize, const void __user *uarg)
+/*
+ * Copy a versioned struct in: size first, at least ver0 and at most PAGE_SIZE, then the rest
+ * as copy_struct_from_user() does. Returns the caller's size (for the copy back) or -errno.
+ */
+static int pmuser_copy_in(void *dst, size_t ksize, size_t ver0, const void __user *uarg)
 {
 	u32 usize;
+	int ret;
 
 	if (get_user(usize, (const u32 __user *)uarg))
 		return -EFAULT;
-	if (usize < ksize)
+	if (usize < ver0)
 		return -EINVAL;
-	return copy_struct_from_user(dst, ksize, uarg, usize);
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(dst, ksize, uarg, usize);
+	return ret ? ret : usize;
 }
 
-static int pmuser_copy_out(void __user *uarg, const void *src, size_t ksize)
+/* Copy back what the caller's struct has room for; its size field keeps the caller's size. */
+static int pmuser_copy_out(void __user *uarg, void *src, size_t ksize, u32 usize)
 {
-	return copy_to_user(uarg, src, ksize) ? -EFAULT : 0;
+	*(u32 *)src = usize;
+	return copy_to_user(uarg, src, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
 
 /* A CPU set from user space: all zero means every possible CPU; impossible CPUs are refused. */
@@ -79,15 +93,14 @@ static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpu
 static int pmuser_ioctl_info(void __user *uarg)
 {
 	struct pmuser_info info;
-	int ret;
+	int usize;
 
-	ret = pmuser_copy_in(&info, sizeof(info), uarg);
-	if (ret)
-		return ret;
+	usize = pmuser_copy_in(&info, sizeof(info), PMUSER_INFO_SIZE_VER0, uarg);
+	if (usize < 0)
+		return usize;
 	if (info.flags)
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
 	info.abi_version = PMUSER_ABI_VERSION;
 	info.module_version = PMUSER_VERSION_MAJOR << 16 | PMUSER_VERSION_MINOR << 8 |
 			      PMUSER_VERSION_PATCH;
@@ -95,7 +108,7 @@ static int pmuser_ioctl_info(void __user *uarg)
 	info.access_mode = pmuser_access_mode();
 	info.nr_cpus = nr_cpu_ids;
 	pmuser_counters_fill_info(&info);
-	return pmuser_copy_out(uarg, &info, sizeof(info));
+	return pmuser_copy_out(uarg, &info, sizeof(info), usize);
 }
 
 static void pmuser_read_cpu_info(void *arg)
@@ -120,25 +133,24 @@ static int pmuser_ioctl_cpu_info(void __user *uarg)
 {
 	struct pmuser_cpu_info ci;
 	unsigned int cpu;
-	int ret;
+	int usize;
 
-	ret = pmuser_copy_in(&ci, sizeof(ci), uarg);
-	if (ret)
-		return ret;
+	usize = pmuser_copy_in(&ci, sizeof(ci), PMUSER_CPU_INFO_SIZE_VER0, uarg);
+	if (usize < 0)
+		return usize;
 	if (ci.flags || ci.cpu >= nr_cpu_ids || !cpu_possible(ci.cpu))
 		return -EINVAL;
 	cpu = ci.cpu;
 	memset(&ci, 0, sizeof(ci));
-	ci.size = sizeof(ci);
 	ci.cpu = cpu;
 	cpus_read_lock();
 	if (cpu_online(cpu)) {
 		ci.online = 1;
 		smp_call_function_single(cpu, pmuser_read_cpu_info, &ci, 1);
-		ci.held_mask = pmuser_counters_held_mask(cpu);
+		pmuser_counters_fill_cpu_info(&ci);
 	}
 	cpus_read_unlock();
-	return pmuser_copy_out(uarg, &ci, sizeof(ci));
+	return pmuser_copy_out(uarg, &ci, sizeof(ci), usize);
 }
 
 /* Largest event number the instruction set's event type register holds. */
@@ -150,6 +162,24 @@ static bool pmuser_count_flags_valid(u32 flags)
 		return false;
 	/* ARM1176 counts in every mode; it cannot filter. */
 	return PMUSER_HAS_MODE_FILTER || flags == PMUSER_COUNT_MASK;
+}
+
+/*
+ * Whether the configuration counts kernel mode: asked for, or unavoidable on a core that
+ * cannot filter by mode.
+ */
+static bool pmuser_config_counts_kernel(const struct pmuser_config *cfg)
+{
+	unsigned int i;
+
+	if (!PMUSER_HAS_MODE_FILTER)
+		return true;
+	if (cfg->flags & PMUSER_CONFIG_CYCLES && cfg->cycle_flags & PMUSER_COUNT_KERNEL)
+		return true;
+	for (i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].flags & PMUSER_COUNT_KERNEL)
+			return true;
+	return false;
 }
 
 static int pmuser_config_validate(const struct pmuser_config *cfg)
@@ -188,7 +218,7 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmuser_config *cfg;
 	struct cpumask *cpus;
-	int ret;
+	int ret, usize;
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	cpus = kzalloc(cpumask_size(), GFP_KERNEL);
@@ -196,12 +226,22 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = pmuser_copy_in(cfg, sizeof(*cfg), uarg);
-	if (ret)
+	usize = pmuser_copy_in(cfg, sizeof(*cfg), PMUSER_CONFIG_SIZE_VER0, uarg);
+	if (usize < 0) {
+		ret = usize;
 		goto out;
+	}
 	ret = pmuser_config_validate(cfg);
 	if (ret)
 		goto out;
+	if (pmuser_config_counts_kernel(cfg)) {
+		ret = pmuser_compat_allow_kernel();
+		if (ret) {
+			pr_info_ratelimited("pmuser: %s[%d] may not count kernel mode (perf_event_paranoid > 1 without CAP_PERFMON)\n",
+					    current->comm, task_pid_nr(current));
+			goto out;
+		}
+	}
 	ret = pmuser_cpus_from_user(cfg->cpus, cpus);
 	if (ret)
 		goto out;
@@ -210,8 +250,7 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 	cpus_read_unlock();
 	if (ret)
 		goto out;
-	cfg->size = sizeof(*cfg);
-	ret = pmuser_copy_out(uarg, cfg, sizeof(*cfg));
+	ret = pmuser_copy_out(uarg, cfg, sizeof(*cfg), usize);
 out:
 	kfree(cpus);
 	kfree(cfg);
@@ -224,8 +263,8 @@ static int pmuser_ioctl_reset(struct file *file, void __user *uarg)
 	struct cpumask *cpus;
 	int ret;
 
-	ret = pmuser_copy_in(&req, sizeof(req), uarg);
-	if (ret)
+	ret = pmuser_copy_in(&req, sizeof(req), PMUSER_RESET_SIZE_VER0, uarg);
+	if (ret < 0)
 		return ret;
 	if (req.flags)
 		return -EINVAL;
@@ -263,31 +302,30 @@ static int pmuser_ioctl_release(struct file *file)
 static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 {
 	struct pmuser_access req;
-	int ret;
+	int ret, usize;
 
-	ret = pmuser_copy_in(&req, sizeof(req), uarg);
-	if (ret)
-		return ret;
+	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_ACCESS_SIZE_VER0, uarg);
+	if (usize < 0)
+		return usize;
 	if (req.flags & ~PMUSER_ACCESS_FLAGS || req.access_mode || req.reserved)
 		return -EINVAL;
 	ret = grant ? pmuser_access_grant(file, req.flags) :
 		      pmuser_access_revoke(file, req.flags);
 	if (ret)
 		return ret;
-	req.size = sizeof(req);
 	req.access_mode = pmuser_access_mode();
-	return pmuser_copy_out(uarg, &req, sizeof(req));
+	return pmuser_copy_out(uarg, &req, sizeof(req), usize);
 }
 
 static int pmuser_ioctl_swinc(void __user *uarg)
 {
 	struct pmuser_swinc req;
-	u32 i;
-	int ret;
+	u32 done, i, n;
+	int usize, ret = 0;
 
-	ret = pmuser_copy_in(&req, sizeof(req), uarg);
-	if (ret)
-		return ret;
+	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_SWINC_SIZE_VER0, uarg);
+	if (usize < 0)
+		return usize;
 	if (req.flags || req.cpu || req.reserved)
 		return -EINVAL;
 	if (!req.mask || req.mask & BIT(PMUSER_HW_CYCLE) || !req.count ||
@@ -295,17 +333,26 @@ static int pmuser_ioctl_swinc(void __user *uarg)
 		return -EINVAL;
 	if (!PMUSER_HAS_SWINC)
 		return -EOPNOTSUPP;
-	preempt_disable();
-	req.cpu = smp_processor_id();
+	/* Every write on one CPU, preemptible between chunks (bounded latency, RT too). */
+	migrate_disable();
+	req.cpu = raw_smp_processor_id();
 	if (req.mask >= BIT(pmuser_hw_nr_counters())) {
-		preempt_enable();
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
-	for (i = 0; i < req.count; i++)
-		pmuser_hw_swinc(req.mask);
-	preempt_enable();
-	req.size = sizeof(req);
-	return pmuser_copy_out(uarg, &req, sizeof(req));
+	for (done = 0; done < req.count; done += n) {
+		n = min_t(u32, req.count - done, PMUSER_SWINC_CHUNK);
+		preempt_disable();
+		for (i = 0; i < n; i++)
+			pmuser_hw_swinc(req.mask);
+		preempt_enable();
+		cond_resched();
+	}
+out:
+	migrate_enable();
+	if (ret)
+		return ret;
+	return pmuser_copy_out(uarg, &req, sizeof(req), usize);
 }
 
 static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -341,10 +388,16 @@ static int pmuser_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static int pmuser_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return pmuser_counters_mmap(vma);
+}
+
 static const struct file_operations pmuser_fops = {
 	.owner = THIS_MODULE,
 	.open = nonseekable_open,
 	.release = pmuser_release,
+	.mmap = pmuser_mmap,
 	.unlocked_ioctl = pmuser_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
@@ -418,6 +471,13 @@ static void pmuser_chrdev_destroy(void)
 static int __init pmuser_init(void)
 {
 	int ret;
+
+	BUILD_BUG_ON(sizeof(struct pmuser_info) < PMUSER_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct pmuser_cpu_info) < PMUSER_CPU_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct pmuser_config) != PMUSER_CONFIG_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct pmuser_reset) != PMUSER_RESET_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct pmuser_access) != PMUSER_ACCESS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct pmuser_swinc) != PMUSER_SWINC_SIZE_VER0);
 
 	if (group < -1 || (group >= 0 && !gid_valid(KGIDT_INIT(group)))) {
 		pr_err("pmuser: group=%d is not a valid group id\n", group);

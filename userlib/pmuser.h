@@ -193,6 +193,58 @@ int pmuser_device_grant(int fd, uint32_t flags);
 int pmuser_device_revoke(int fd, uint32_t flags);
 int pmuser_device_swinc(int fd, uint32_t mask, uint32_t count);
 
+/* ---- the counter page (pmuser_page.c) ------------------------------------------------------ */
+/*
+ * The module's read-only counter page (uapi: struct pmuser_page_cpu): per CPU, where perf has
+ * each held counter now and what its raw reads mean. Raw reads are not continuous (perf
+ * reloads the counters); page values are, and a read the page cannot vouch for is refused.
+ */
+struct pmuser_page {
+	const volatile unsigned char *base;
+	size_t size;
+	unsigned int stride;
+	unsigned int nr_cpus;
+	int fd;				/* the device, not owned: CPU_INFO republishes */
+};
+
+/* Maps the page of the device fd (kept for republishing): 0, or -errno. */
+int pmuser_page_map(int fd, struct pmuser_page *pg);
+void pmuser_page_unmap(struct pmuser_page *pg);
+
+static inline const volatile struct pmuser_page_cpu *pmuser_page_cpu(const struct pmuser_page *pg,
+								     unsigned int cpu)
+{
+	return (const volatile struct pmuser_page_cpu *)(pg->base + (size_t)cpu * pg->stride);
+}
+
+static inline uint64_t pmuser_page_mask(const volatile struct pmuser_page_slot *s)
+{
+	return s->bits >= 64 ? UINT64_MAX : (1ULL << s->bits) - 1;
+}
+
+/* Whether a raw read of slot s lies in its published period (else a reload is pending). */
+static inline bool pmuser_page_raw_usable(const volatile struct pmuser_page_slot *s, uint64_t raw)
+{
+	uint64_t mask = pmuser_page_mask(s);
+
+	raw &= mask;
+	return raw >= s->base && raw != mask;
+}
+
+/* The continuous count a usable raw read of slot s stands for. */
+static inline uint64_t pmuser_page_value(const volatile struct pmuser_page_slot *s, uint64_t raw)
+{
+	return s->count + ((raw - s->base) & pmuser_page_mask(s));
+}
+
+/*
+ * Counts of n slots (uapi slot numbers) read together on the calling CPU, continuous across
+ * perf's reloads and moves: 0 and values[], *cpu the CPU read on; -ENOENT if perf has a slot
+ * on no counter; -EAGAIN if no consistent read came about (retried, with a republish).
+ */
+int pmuser_page_read(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
+		     uint64_t values[], int *cpu);
+
 /* ---- events: names, tables, specs (pmuser_events.c) --------------------------------------- */
 /*
  * Event names are upper case as perf spells them (ARMv8: the kernel's pmu-events JSON; ARMv7:
@@ -373,17 +425,24 @@ int pmuser_counters_enable(struct pmuser_counters *c);
 int pmuser_counters_disable(struct pmuser_counters *c);
 int pmuser_counters_reset(struct pmuser_counters *c);
 
-/* ---- regions: bias-corrected deltas around a block of code (pmuser_region.c) ------------- */
+/* ---- regions: bias-corrected deltas around a block of code (pmuser_counters.c) ----------- */
 /*
  * pmuser_region_start/stop read all counters with barriers around the block; the bias, what
  * an empty region measures with the identical sequence, is calibrated once per counter set
  * (minimum over rounds) and subtracted. Under QEMU's -icount an empty region then measures
  * 0 instructions and a k-instruction block k.
+ *
+ * valid is false when the deltas cannot be trusted: on the module backend, the thread
+ * changed CPU, or perf reloaded, moved or stopped a counter in between (the counter page
+ * says so); a region measured with perf that perf multiplexed. Drop such regions.
  */
 struct pmuser_region {
 	uint64_t start[PMUSER_COUNTERS_MAX];
 	uint64_t raw[PMUSER_COUNTERS_MAX];	/* uncorrected deltas of the last stop */
 	int64_t delta[PMUSER_COUNTERS_MAX];	/* raw minus bias; may be negative from noise */
+	bool valid;
+	int cpu;				/* module: CPU of the start */
+	uint32_t seq;				/* module: that CPU's page sequence at the start */
 };
 
 /* Measures the empty-region bias (rounds >= 1, e.g. 1000); 0 or -errno. */

@@ -126,6 +126,7 @@ static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t why
 		       const char *what)
 {
 	why_add(why, whylen, "module: %s: %s; ", what, strerror(-ret));
+	pmuser_page_unmap(&c->page);
 	if (c->dev_fd >= 0)
 		close(c->dev_fd);
 	c->dev_fd = -1;
@@ -179,6 +180,7 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 		cfg.flags = PMUSER_CONFIG_CYCLES;
 		cfg.cycle_flags = c->ctr[0].flags;
 		c->ctr[0].hw = PMUSER_HW_CYCLE;
+		c->ctr[0].slot = PMUSER_PAGE_CYCLE_SLOT;
 		c->ctr[0].bits = ci.cycle_bits;
 	}
 	for (i = first; i < c->nr; i++) {
@@ -191,6 +193,7 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 			continue;
 		}
 		ctr->bits = ci.counter_bits;
+		ctr->slot = cfg.nr_events;
 		cfg.events[cfg.nr_events].event = ctr->event;
 		cfg.events[cfg.nr_events].flags = ctr->flags;
 		cfg.nr_events++;
@@ -201,6 +204,9 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	for (i = first, cpu = 0; i < c->nr; i++)
 		if (c->ctr[i].supported)
 			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
+	ret = pmuser_page_map(c->dev_fd, &c->page);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "mapping the counter page");
 	ret = pmuser_device_grant(c->dev_fd, 0);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "PMUSER_IOC_GRANT");
@@ -252,6 +258,7 @@ static void backend_reset(struct pmuser_counters *c)
 			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "cycles");
 	}
 	c->dev_fd = -1;
+	pmuser_page_unmap(&c->page);
 	c->leader = -1;
 	c->timer[0] = '\0';
 }
@@ -394,6 +401,7 @@ void pmuser_counters_close(struct pmuser_counters *c)
 		return;
 	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
 		pmuser__perf_close(c);
+	pmuser_page_unmap(&c->page);
 	if (c->dev_fd >= 0)
 		close(c->dev_fd);
 	free(c);
@@ -471,12 +479,37 @@ static uint64_t width_mask(unsigned int bits)
 	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
 }
 
+/* Module backend: counts through the counter page, continuous across perf's reloads. */
+static int module_read(struct pmuser_counters *c, uint64_t values[])
+{
+	unsigned int slots[PMUSER_COUNTERS_MAX] = { 0 }, idx[PMUSER_COUNTERS_MAX], i, n = 0;
+	uint64_t v[PMUSER_COUNTERS_MAX];
+	int cpu, ret;
+
+	for (i = 0; i < c->nr; i++) {
+		values[i] = 0;
+		if (c->ctr[i].supported) {
+			idx[n] = i;
+			slots[n++] = c->ctr[i].slot;
+		}
+	}
+	ret = pmuser_page_read(&c->page, slots, n, v, &cpu);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		values[idx[i]] = v[i];
+	return 0;
+}
+
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 {
 	uint64_t raw[PMUSER_COUNTERS_MAX];
 	unsigned int i;
-	int ret = pmuser__read_raw(c, raw, false);
+	int ret;
 
+	if (c->backend == PMUSER_BACKEND_MODULE)
+		return module_read(c, values);
+	ret = pmuser__read_raw(c, raw, false);
 	if (ret)
 		return ret;
 	for (i = 0; i < c->nr; i++) {
@@ -562,8 +595,46 @@ int pmuser_counters_reset(struct pmuser_counters *c)
 
 /* ---- regions ------------------------------------------------------------------------------ */
 
+/*
+ * Module backend: the region's reads are usable if the thread stayed on one CPU, that CPU's
+ * page did not change (no reload, move or period end was published) and every raw read lies
+ * in its published period on the counter the page names.
+ */
+static bool module_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
+				const uint64_t end[])
+{
+	const volatile struct pmuser_page_cpu *rec;
+	struct pmuser_page_slot s;
+	unsigned int i;
+
+	if (r->cpu < 0 || (unsigned int)r->cpu >= c->page.nr_cpus || sched_getcpu() != r->cpu ||
+	    (r->seq & 1))
+		return false;
+	rec = pmuser_page_cpu(&c->page, (unsigned int)r->cpu);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (i = 0; i < c->nr; i++) {
+		if (!c->ctr[i].supported)
+			continue;
+		s.hw = rec->slot[c->ctr[i].slot].hw;
+		s.bits = rec->slot[c->ctr[i].slot].bits;
+		s.base = rec->slot[c->ctr[i].slot].base;
+		if (s.hw != c->ctr[i].hw || !pmuser_page_raw_usable(&s, r->start[i]) ||
+		    !pmuser_page_raw_usable(&s, end[i]))
+			return false;
+	}
+	/* What was compared belongs to the sequence the region started under. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return rec->seq == r->seq;
+}
+
 void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 {
+	if (c->backend == PMUSER_BACKEND_MODULE) {
+		r->cpu = sched_getcpu();
+		r->seq = r->cpu >= 0 && (unsigned int)r->cpu < c->page.nr_cpus ?
+			 pmuser_page_cpu(&c->page, (unsigned int)r->cpu)->seq : 1;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	}
 	pmuser__read_raw(c, r->start, true);
 }
 
@@ -573,6 +644,7 @@ void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
 	unsigned int i;
 
 	pmuser__read_raw(c, end, false);
+	r->valid = c->backend != PMUSER_BACKEND_MODULE || module_region_valid(c, r, end);
 	for (i = 0; i < c->nr; i++) {
 		r->raw[i] = (end[i] - r->start[i]) & width_mask(c->ctr[i].bits);
 		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
@@ -594,12 +666,18 @@ int pmuser_region_calibrate(struct pmuser_counters *c, unsigned int rounds)
 	for (k = 0; k < rounds; k++) {
 		pmuser_region_start(c, &r);
 		pmuser_region_stop(c, &r);
+		if (!r.valid)
+			continue;
 		for (i = 0; i < c->nr; i++)
 			if (r.raw[i] < best[i])
 				best[i] = r.raw[i];
 	}
-	for (i = 0; i < c->nr; i++)
+	for (i = 0; i < c->nr; i++) {
+		/* Not one usable region: perf kept reloading the counters. */
+		if (c->ctr[i].supported && best[i] == UINT64_MAX)
+			return -EAGAIN;
 		c->bias[i] = c->ctr[i].supported ? best[i] : 0;
+	}
 	return 0;
 }
 

@@ -17,6 +17,7 @@ struct pmuser_ctr {
 	uint64_t last;			/* software 64-bit extension of the last raw read */
 	/* module */
 	unsigned int hw;
+	unsigned int slot;		/* counter page slot (uapi) */
 	/* perf */
 	int fd;
 	uint64_t id;
@@ -30,6 +31,7 @@ struct pmuser_counters {
 	struct pmuser_ctr ctr[PMUSER_COUNTERS_MAX];
 	uint64_t bias[PMUSER_COUNTERS_MAX];
 	int dev_fd;			/* module */
+	struct pmuser_page page;	/* module: the counter page */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];

@@ -258,6 +258,105 @@ static inline uint64_t loop_delta(unsigned int hw, uint64_t n)
 #define loop_delta_alone loop_delta
 #endif
 
+/* PMU interrupts so far, all CPUs (the arm-pmu line of /proc/interrupts). */
+static inline unsigned long pmu_interrupts(void)
+{
+	char line[512], *p, *end;
+	unsigned long n = 0, v;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strchr(line, ':');
+		if (!strstr(line, "arm-pmu") || !p)
+			continue;
+		for (p++;; p = end) {
+			v = strtoul(p, &end, 10);
+			if (end == p)
+				break;
+			n += v;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The counter page, for tests that read raw counters: a window is comparable only if the
+ * thread stayed on one CPU whose page did not change (perf reloaded, moved or ended a period
+ * of no counter in between). Tests map it once with test_page_map().
+ */
+static struct pmuser_page test_page;
+
+static inline int test_page_map(int fd)
+{
+	pmuser_page_unmap(&test_page);
+	return pmuser_page_map(fd, &test_page);
+}
+
+struct page_mark {
+	int cpu;
+	uint32_t seq;
+};
+
+static inline struct page_mark page_mark(void)
+{
+	struct page_mark m = { sched_getcpu(), 1 };
+
+	if (test_page.base && m.cpu >= 0 && (unsigned int)m.cpu < test_page.nr_cpus)
+		m.seq = pmuser_page_cpu(&test_page, m.cpu)->seq;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return m;
+}
+
+/* Whether nothing was republished on the CPU since m (always true without a page). */
+static inline int page_unchanged(struct page_mark m)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!test_page.base)
+		return 1;
+	return !(m.seq & 1) && sched_getcpu() == m.cpu &&
+	       pmuser_page_cpu(&test_page, m.cpu)->seq == m.seq;
+}
+
+/* Continuous count of page slot on the calling CPU; UINT64_MAX if none could be read. */
+static inline uint64_t page_count(unsigned int slot)
+{
+	uint64_t v;
+	int cpu;
+
+	return pmuser_page_read(&test_page, &slot, 1, &v, &cpu) ? UINT64_MAX : v;
+}
+
+/*
+ * One loop of n iterations on counter hw, judged: 1 exact, 0 wrong, -1 not comparable (the
+ * thread switched out during it, the counter page changed, or on arm64 QEMU ran the other
+ * vCPU inside the window).
+ */
+static inline int loop_judge(unsigned int hw, uint64_t n)
+{
+	unsigned long sw = thread_switches();
+	struct page_mark m = page_mark();
+	uint64_t d;
+#if defined(__aarch64__)
+	uint64_t cycles;
+	enum loop_verdict v;
+
+	if (hw != PMUSER_HW_CYCLE) {
+		d = loop_delta_pair(hw, n, &cycles);
+		v = loop_pair_verdict(d, cycles, n);
+		if (thread_switches() != sw || !page_unchanged(m) || v == LOOP_SHARED)
+			return -1;
+		return v == LOOP_EXACT;
+	}
+#endif
+	d = loop_delta(hw, n);
+	if (thread_switches() != sw || !page_unchanged(m))
+		return -1;
+	return d == 2 * n + LOOP_OVERHEAD;
+}
+
 /*
  * QEMU's ARM1176 makes c15 read as zero at PL1 and undefined at PL0, so nothing can count
  * there. Only on ARMv6 may a counting test skip for that; elsewhere a trap is a real failure.

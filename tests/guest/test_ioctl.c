@@ -49,13 +49,56 @@ TEST_F(ioctl, bad_pointer_is_efault)
 	EXPECT_EQ(EFAULT, raw_ioctl(self->fd, PMUSER_IOC_CPU_INFO, (void *)-4096L));
 }
 
-TEST_F(ioctl, short_size_is_einval)
+/* Below a struct's first version is EINVAL; above PAGE_SIZE is E2BIG. */
+TEST_F(ioctl, short_size_is_einval_huge_is_e2big)
 {
-	struct pmuser_info info = { .size = sizeof(info) - 8 };
+	struct pmuser_info info = { .size = PMUSER_INFO_SIZE_VER0 - 8 };
+	static unsigned char huge[65536 + 8];
+	long page = sysconf(_SC_PAGESIZE);
 
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_INFO, &info));
 	self->cfg.size = 4;
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	ASSERT_GE((long)sizeof(huge), page + 8);
+	memset(huge, 0, sizeof(huge));
+	*(uint32_t *)huge = (uint32_t)page + 8;
+	EXPECT_EQ(E2BIG, raw_ioctl(self->fd, PMUSER_IOC_INFO, huge));
+	*(uint32_t *)huge = (uint32_t)page;
+	EXPECT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_INFO, huge));
+}
+
+/*
+ * An older binary's struct (each ioctl's first version) is accepted, fields it lacks read as
+ * zero, and the module writes back no more than its size.
+ */
+TEST_F(ioctl, older_smaller_struct_is_accepted)
+{
+	union {
+		struct pmuser_info info;
+		unsigned char bytes[sizeof(struct pmuser_info) + 64];
+	} u;
+	union {
+		struct pmuser_cpu_info ci;
+		unsigned char bytes[sizeof(struct pmuser_cpu_info) + 64];
+	} v;
+	unsigned int i;
+
+	memset(&u, 0xa5, sizeof(u));
+	memset(&u.info, 0, PMUSER_INFO_SIZE_VER0);
+	u.info.size = PMUSER_INFO_SIZE_VER0;
+	ASSERT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_INFO, &u));
+	EXPECT_EQ(PMUSER_INFO_SIZE_VER0, u.info.size);
+	EXPECT_EQ(PMUSER_ABI_VERSION, u.info.abi_version);
+	for (i = PMUSER_INFO_SIZE_VER0; i < sizeof(u.bytes); i++)
+		ASSERT_EQ(0xa5, u.bytes[i]) TH_LOG("byte %u written past the caller's size", i);
+
+	memset(&v, 0x5a, sizeof(v));
+	memset(&v.ci, 0, PMUSER_CPU_INFO_SIZE_VER0);
+	v.ci.size = PMUSER_CPU_INFO_SIZE_VER0;
+	ASSERT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_CPU_INFO, &v));
+	EXPECT_EQ(1, v.ci.online);
+	for (i = PMUSER_CPU_INFO_SIZE_VER0; i < sizeof(v.bytes); i++)
+		ASSERT_EQ(0x5a, v.bytes[i]) TH_LOG("byte %u written past the caller's size", i);
 }
 
 /* A newer caller's larger struct is fine with a zero tail and E2BIG with a non-zero one. */

@@ -80,8 +80,7 @@ struct unload_reader {
 static void *unload_reader_main(void *arg)
 {
 	struct unload_reader *r = arg;
-	unsigned long sw;
-	uint64_t d;
+	int ret;
 
 	r->grant_ret = pmuser_thread_pin(r->cpu);
 	if (!r->grant_ret && r->fd >= 0)	/* fd -1: a thread after the unload */
@@ -94,11 +93,10 @@ static void *unload_reader_main(void *arg)
 			usleep(1000);
 			continue;
 		}
-		sw = thread_switches();
-		d = loop_delta(r->hw, UNLOAD_LOOP);
-		if (thread_switches() != sw)
+		ret = loop_judge(r->hw, UNLOAD_LOOP);
+		if (ret < 0)
 			continue;
-		if (d == 2 * UNLOAD_LOOP + LOOP_OVERHEAD)
+		if (ret)
 			r->exact++;
 		else
 			r->inexact++;

@@ -63,17 +63,22 @@ TEST(every_counter_index_reads_its_counter)
 		cfg.events[i].flags = PMUSER_COUNT_MASK;	/* increments are made at EL1 */
 	ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
 	ASSERT_EQ(0, pmuser_device_grant(fd, 0));
+	ASSERT_EQ(0, test_page_map(fd));
 	REQUIRE_COUNTING();
 	ASSERT_EQ(0, pmuser_device_reset(fd));
 	/* A distinct count per counter: any index mix-up reads some other counter's value. */
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, pmuser_device_swinc(fd, 1U << cfg.events[i].hw_counter, 100 * (i + 1) + i));
 	for (i = 0; i < n; i++) {
+		const volatile struct pmuser_page_slot *s = &pmuser_page_cpu(&test_page, 0)->slot[i];
 		unsigned int hw = cfg.events[i].hw_counter;
 
-		EXPECT_EQ(100 * (i + 1) + i, (uint32_t)pmuser_counter_read(hw)) TH_LOG("counter %u", hw);
-		EXPECT_EQ(100 * (i + 1) + i, (uint32_t)pmuser_counter_read_serial(hw));
+		EXPECT_EQ(hw, s->hw);
+		EXPECT_EQ(100 * (i + 1) + i, pmuser_page_value(s, pmuser_counter_read(hw)))
+			TH_LOG("counter %u", hw);
+		EXPECT_EQ(100 * (i + 1) + i, pmuser_page_value(s, pmuser_counter_read_serial(hw)));
 	}
+	pmuser_page_unmap(&test_page);
 	close(fd);
 }
 

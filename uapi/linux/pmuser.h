@@ -3,8 +3,12 @@
  * pmuser: user-space access to ARM PMU counters.
  *
  * The one ABI header, shared by the kernel module and user space. Every ioctl struct starts
- * with size (the caller's sizeof, so old and new binaries interoperate as with
- * copy_struct_from_user()) and flags; reserved fields and unknown flags must be zero.
+ * with size, the caller's sizeof, and flags; reserved fields and unknown flags must be zero.
+ * The ioctl numbers do not encode a size, so a struct can grow at its end without a new
+ * number: the module accepts any size from the struct's first version (PMUSER_*_SIZE_VER0)
+ * up to PAGE_SIZE, treats fields an older caller lacks as zero, refuses a larger struct whose
+ * tail it does not know with E2BIG unless that tail is zero (copy_struct_from_user()), and
+ * writes back at most the caller's size.
  */
 #ifndef _UAPI_PMUSER_H
 #define _UAPI_PMUSER_H
@@ -12,7 +16,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PMUSER_ABI_VERSION	1
+#define PMUSER_ABI_VERSION	2
 #define PMUSER_DEVICE		"/dev/pmuser"
 
 #define PMUSER_MAX_CPUS		1024
@@ -54,7 +58,12 @@ struct pmuser_info {
 	__u32 cycles_held;		/* out: 1 if the configuration holds a cycle counter */
 	__u32 reserved;			/* out: 0 */
 	__u64 configured_cpus[PMUSER_CPU_WORDS];	/* out */
+	/* out: bytes to mmap() for the counter page, and each CPU's offset step in it */
+	__u32 page_size;
+	__u32 page_cpu_stride;
 };
+
+#define PMUSER_INFO_SIZE_VER0		168
 
 /* Where pmuser_cpu_info.pmceid came from. */
 enum pmuser_pmceid_source {
@@ -78,9 +87,16 @@ struct pmuser_cpu_info {
 	 * event 0x4000 + n; [2] and [3] are reserved (0).
 	 */
 	__u64 pmceid[4];
-	__u32 held_mask;		/* out: counters pmuser holds here (bit 31: cycles) */
+	/* out: hardware counters pmuser's events occupy now, as perf placed them (bit 31:
+	 * cycles); read on that CPU, which also publishes any placement change to the page
+	 */
+	__u32 held_mask;
 	__u32 user_enable;		/* out: user-enable register as read on that CPU */
+	__u32 unplaced;			/* out: configured counters perf has on no counter now */
+	__u32 page_seq;			/* out: the CPU's counter page sequence afterwards */
 };
+
+#define PMUSER_CPU_INFO_SIZE_VER0	80
 
 /* Privilege filters (pmuser_event_config.flags and pmuser_config.cycle_flags). */
 #define PMUSER_COUNT_USER	0x1	/* count at EL0 / user mode */
@@ -88,11 +104,11 @@ struct pmuser_cpu_info {
 #define PMUSER_COUNT_MASK	(PMUSER_COUNT_USER | PMUSER_COUNT_KERNEL)
 
 /*
- * Raw reads are continuous modulo the counter's width (pmuser_cpu_info.counter_bits, 32 for
- * ARMv8.0-8.4 and 32-bit event counters; cycle_bits): pmuser puts back the value perf's reloads
- * would change, at wraps and when perf restarts its events. The delta (b - a) mod 2^bits of
- * two reads on the same CPU is exact provided fewer than 2^bits events happened between them
- * (2^32: about 4 s at 1 GHz); a longer window is ambiguous, so read at least that often.
+ * pmuser never writes a counter: perf reloads it at every period end and whenever it starts
+ * the event again, and may move it to another hardware counter. What a raw read means is
+ * published per CPU in the counter page (struct pmuser_page_cpu): the delta (b - a) mod 2^bits
+ * of two raw reads on one CPU is exact when the page's seq did not change between them and
+ * both reads lie in [base, 2^bits - 1) of the slot (see struct pmuser_page_slot).
  */
 struct pmuser_event_config {
 	__u32 event;			/* in: event number (PMEVTYPER.evtCount) */
@@ -122,12 +138,19 @@ struct pmuser_config {
 	__u32 reserved;			/* in: 0 */
 };
 
-/* PMUSER_IOC_RESET: zero the held counters on a set of CPUs. */
+#define PMUSER_CONFIG_SIZE_VER0		648
+
+/*
+ * PMUSER_IOC_RESET: count from zero again on a set of CPUs. The page's counts restart at 0
+ * (raw counters are perf's and are not written).
+ */
 struct pmuser_reset {
 	__u32 size;
 	__u32 flags;			/* in: 0 */
 	__u64 cpus[PMUSER_CPU_WORDS];	/* in: all zero = every configured CPU */
 };
+
+#define PMUSER_RESET_SIZE_VER0		136
 
 /* pmuser_access.flags */
 /*
@@ -145,6 +168,8 @@ struct pmuser_access {
 	__u32 reserved;			/* in: 0 */
 };
 
+#define PMUSER_ACCESS_SIZE_VER0		16
+
 /*
  * PMUSER_IOC_SWINC: write PMSWINC count times with mask, on the calling CPU, from the kernel.
  * AArch64 EL0 may not write PMSWINC_EL0 under the kernel's perf driver (it grants reads only),
@@ -160,14 +185,47 @@ struct pmuser_swinc {
 	__u32 reserved;			/* in: 0 */
 };
 
+#define PMUSER_SWINC_SIZE_VER0		24
+
+/*
+ * The counter page: mmap(NULL, info.page_size, PROT_READ, MAP_SHARED, fd, 0) of /dev/pmuser
+ * (read-only). CPU c's record is at offset c * info.page_cpu_stride. pmuser writes a CPU's
+ * record only on that CPU with interrupts off: when it places its counters, when perf's
+ * overflow interrupt reaches them (every 2^(bits-1) events, and at the first counted event
+ * after perf restarted or moved one), at RESET, and when CPU_INFO finds a change.
+ * A reader retries while seq is odd or changed across its reads.
+ */
+#define PMUSER_PAGE_SLOTS	32	/* slot i: pmuser_config.events[i]; slot 31: cycles */
+#define PMUSER_PAGE_CYCLE_SLOT	31
+
+struct pmuser_page_slot {
+	__u32 hw;		/* hardware counter now; PMUSER_HW_NONE: on none (not counting) */
+	__u32 bits;		/* width of raw reads: mask them to this many bits */
+	/*
+	 * The raw value that corresponded to count. Reads from base up to all ones but one
+	 * are in the published period: value = count + ((raw - base) mod 2^bits). A read
+	 * below base or of all ones means perf reloaded the counter since (a period end or a
+	 * restart) and its interrupt is still to come: the read is not usable.
+	 */
+	__u64 base;
+	__u64 count;		/* events since CONFIGURE or RESET, at base */
+};
+
+struct pmuser_page_cpu {
+	__u32 seq;		/* odd while being written; changes with every publication */
+	__u32 reserved;
+	__u64 publications;	/* how often this CPU's record was republished */
+	struct pmuser_page_slot slot[PMUSER_PAGE_SLOTS];
+};
+
 #define PMUSER_IOC_MAGIC	0xB7
-#define PMUSER_IOC_INFO		_IOWR(PMUSER_IOC_MAGIC, 0x00, struct pmuser_info)
-#define PMUSER_IOC_CPU_INFO	_IOWR(PMUSER_IOC_MAGIC, 0x01, struct pmuser_cpu_info)
-#define PMUSER_IOC_CONFIGURE	_IOWR(PMUSER_IOC_MAGIC, 0x02, struct pmuser_config)
-#define PMUSER_IOC_RESET	_IOW(PMUSER_IOC_MAGIC, 0x03, struct pmuser_reset)
-#define PMUSER_IOC_RELEASE	_IO(PMUSER_IOC_MAGIC, 0x04)
-#define PMUSER_IOC_GRANT	_IOWR(PMUSER_IOC_MAGIC, 0x05, struct pmuser_access)
-#define PMUSER_IOC_REVOKE	_IOWR(PMUSER_IOC_MAGIC, 0x06, struct pmuser_access)
-#define PMUSER_IOC_SWINC	_IOWR(PMUSER_IOC_MAGIC, 0x07, struct pmuser_swinc)
+#define PMUSER_IOC_INFO		_IO(PMUSER_IOC_MAGIC, 0x10)
+#define PMUSER_IOC_CPU_INFO	_IO(PMUSER_IOC_MAGIC, 0x11)
+#define PMUSER_IOC_CONFIGURE	_IO(PMUSER_IOC_MAGIC, 0x12)
+#define PMUSER_IOC_RESET	_IO(PMUSER_IOC_MAGIC, 0x13)
+#define PMUSER_IOC_RELEASE	_IO(PMUSER_IOC_MAGIC, 0x14)
+#define PMUSER_IOC_GRANT	_IO(PMUSER_IOC_MAGIC, 0x15)
+#define PMUSER_IOC_REVOKE	_IO(PMUSER_IOC_MAGIC, 0x16)
+#define PMUSER_IOC_SWINC	_IO(PMUSER_IOC_MAGIC, 0x17)
 
 #endif /* _UAPI_PMUSER_H */

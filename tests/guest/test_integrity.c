@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Counter integrity next to another perf user's pinned CPU-wide events, in every order:
+ * pmuser configures before or after the other event arrives, the other closes first or
+ * last, perf moves pmuser's event to another counter, pmuser counts kernel mode too.
+ *
+ * - pmuser never writes what perf owns: the other user's count over known loops is exact
+ *   (its smallest difference over a few tries: QEMU's -icount may add the other vCPU's
+ *   instructions to a window, never take any away) and starts near zero;
+ * - no interrupt storm: PMU interrupts stay within a small budget and pmuser's counters
+ *   keep counting at full rate;
+ * - pmuser's page counts stay continuous, and a window spanning perf's restart or move of
+ *   pmuser's counter is flagged by the counter page; CPU_INFO reports the placement perf
+ *   has now.
+ */
+#include <sys/ioctl.h>
+
+#include "kselftest_harness.h"
+#include "pmuser_test.h"
+
+#define N1	1000u
+#define N2	11000u
+/* Exactly two instructions per iteration. */
+static inline void spin2(unsigned long n)
+{
+#if defined(__aarch64__)
+	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#else
+	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
+#endif
+}
+
+/* Another perf user's pinned CPU-wide INST_RETIRED event on CPU 0 (user mode). */
+static int other_open(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_INST_RETIRED,
+		.pinned = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	return perf_open(&attr, -1, 0);
+}
+
+static uint64_t other_read(int fd)
+{
+	uint64_t v = UINT64_MAX;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return UINT64_MAX;
+	return v;
+}
+
+/* The other user's count over one loop of n iterations, the same code for every n. */
+static __attribute__((noinline)) uint64_t other_loop(int fd, unsigned long n)
+{
+	uint64_t v0 = other_read(fd);
+
+	spin2(n);
+	return other_read(fd) - v0;
+}
+
+/*
+ * The other user's count over loops of N1 and N2 iterations: the difference of the two
+ * deltas is 2 (N2 - N1). Returns the smallest difference over up to 8 tries, stopping at an
+ * exact one.
+ */
+static uint64_t other_loop_diff(int fd)
+{
+	uint64_t best = UINT64_MAX, d;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		d = other_loop(fd, N1);
+		d = other_loop(fd, N2) - d;
+		if (d < best)
+			best = d;
+		if (best == 2 * (N2 - N1))
+			break;
+	}
+	return best;
+}
+
+FIXTURE(integrity) {
+	int fd;
+	struct pmuser_config cfg;
+	struct pmuser_cpu_info ci;
+	int other;
+};
+
+FIXTURE_SETUP(integrity)
+{
+	self->other = -1;
+	self->fd = pmuser_device_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &self->ci));
+}
+
+FIXTURE_TEARDOWN(integrity)
+{
+	if (self->other >= 0)
+		close(self->other);
+	pmuser_page_unmap(&test_page);
+	close(self->fd);
+}
+
+/* The same set-up, for the tests that need one arrangement only. */
+FIXTURE(arrangement) {
+	int fd;
+	struct pmuser_config cfg;
+};
+
+FIXTURE_SETUP(arrangement)
+{
+	self->fd = pmuser_device_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+}
+
+FIXTURE_TEARDOWN(arrangement)
+{
+	pmuser_page_unmap(&test_page);
+	close(self->fd);
+}
+
+/* pmuser on CPU 0: cycles and INST_RETIRED in the given modes. */
+static int integrity_configure(struct pmuser_config *cfg, int fd, uint32_t count)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	int ret;
+
+	config_events(cfg, 1, ev, 1);
+	if (COUNT_DEFAULT == PMUSER_COUNT_USER) {
+		cfg->cycle_flags = count;
+		cfg->events[0].flags = count;
+	}
+	cfg->cpus[0] = 1;
+	ret = pmuser_device_configure(fd, cfg);
+	if (!ret)
+		ret = pmuser_device_grant(fd, 0);
+	if (!ret)
+		ret = test_page_map(fd);
+	return ret;
+}
+
+FIXTURE_VARIANT(integrity) {
+	int pmuser_first;		/* pmuser configures before the other event opens */
+	int other_closes_first;		/* the other event closes before pmuser releases */
+	uint32_t count;			/* PMUSER_COUNT_* for pmuser's counters */
+};
+
+FIXTURE_VARIANT_ADD(integrity, pmuser_first_other_closes_first) {
+	.pmuser_first = 1, .other_closes_first = 1, .count = PMUSER_COUNT_MASK,
+};
+FIXTURE_VARIANT_ADD(integrity, pmuser_first_other_closes_last) {
+	.pmuser_first = 1, .other_closes_first = 0, .count = PMUSER_COUNT_MASK,
+};
+FIXTURE_VARIANT_ADD(integrity, other_first_other_closes_first) {
+	.pmuser_first = 0, .other_closes_first = 1, .count = PMUSER_COUNT_MASK,
+};
+FIXTURE_VARIANT_ADD(integrity, other_first_other_closes_last) {
+	.pmuser_first = 0, .other_closes_first = 0, .count = PMUSER_COUNT_MASK,
+};
+FIXTURE_VARIANT_ADD(integrity, user_only) {
+	.pmuser_first = 1, .other_closes_first = 1, .count = PMUSER_COUNT_USER,
+};
+
+/*
+ * Both users count side by side: the other's count is exact and starts near zero, pmuser's
+ * page counts follow a long loop at full rate, and the PMU interrupts stay few.
+ */
+TEST_F_TIMEOUT(integrity, other_user_exact_no_storm, 300)
+{
+	const unsigned int slots[2] = { PMUSER_PAGE_CYCLE_SLOT, 0 };
+	const unsigned long long big = 50000000;
+	uint64_t start, diff, a[2], b[2];
+	unsigned long irq0, irqs;
+	int cpu;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+	if (!variant->pmuser_first) {
+		self->other = other_open();
+		ASSERT_LE(0, self->other) TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, integrity_configure(&self->cfg, self->fd, variant->count));
+	if (variant->pmuser_first) {
+		self->other = other_open();
+		ASSERT_LE(0, self->other) TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	start = other_read(self->other);
+	/* A counter pmuser wrote would start at an arbitrary value (2^31 and more). */
+	EXPECT_GT(10000000ull, start);
+	diff = other_loop_diff(self->other);
+	EXPECT_EQ(2 * (N2 - N1), diff);
+
+	irq0 = pmu_interrupts();
+	ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, a, &cpu));
+	spin2(big);
+	ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, b, &cpu));
+	irqs = pmu_interrupts() - irq0;
+	TH_LOG("%llu-iteration loop: %llu cycles, %llu instructions, %lu PMU interrupts",
+	       big, (unsigned long long)(b[0] - a[0]), (unsigned long long)(b[1] - a[1]), irqs);
+	/* Full rate: at least the loop, at most the loop and the kernel's ticks meanwhile. */
+	EXPECT_LE(2 * big, b[1] - a[1]);
+	EXPECT_GT(2 * big + big / 4, b[1] - a[1]);
+	EXPECT_LE(2 * big, b[0] - a[0]);
+	EXPECT_GT(20, irqs);
+
+	if (variant->other_closes_first) {
+		close(self->other);
+		self->other = -1;
+		ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, a, &cpu));
+		spin2(N2);
+		ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, b, &cpu));
+		EXPECT_LE(2 * N2, b[1] - a[1]);
+	} else {
+		ASSERT_EQ(0, pmuser_device_release(self->fd));
+		EXPECT_EQ(2 * (N2 - N1), other_loop_diff(self->other));
+	}
+}
+
+/*
+ * perf moves pmuser's event: an older pinned event holds a counter when pmuser configures;
+ * it closes and a new pinned event arrives, so perf schedules the CPU's pinned events again
+ * in age order and pmuser's, now the oldest, takes another counter. The new event counts
+ * exactly from zero, CPU_INFO and the page name pmuser's new counter, a window across the
+ * move is flagged, and the page count goes on.
+ */
+TEST_F_TIMEOUT(arrangement, moved_counter_is_detected_not_written, 300)
+{
+	uint64_t before, after, start, raw0;
+	unsigned int old_hw, new_hw;
+	struct pmuser_cpu_info ci;
+	struct page_mark m;
+	unsigned long irq0, irqs;
+	int older, newer;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+	older = other_open();
+	ASSERT_LE(0, older) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, integrity_configure(&self->cfg, self->fd, PMUSER_COUNT_MASK));
+	old_hw = self->cfg.events[0].hw_counter;
+	ASSERT_NE(PMUSER_HW_NONE, old_hw);
+	before = page_count(0);
+	m = page_mark();
+	raw0 = pmuser_counter_read(old_hw);
+	close(older);
+	irq0 = pmu_interrupts();
+	newer = other_open();
+	ASSERT_LE(0, newer) TH_LOG("perf_event_open: %s", strerror(errno));
+	start = other_read(newer);
+	spin2(N1);
+	after = page_count(0);
+	irqs = pmu_interrupts() - irq0;
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+	new_hw = pmuser_page_cpu(&test_page, 0)->slot[0].hw;
+	TH_LOG("pmuser's INST_RETIRED: counter %u, then %u (held %#x, %u unplaced); %lu interrupts",
+	       old_hw, new_hw, ci.held_mask, ci.unplaced, irqs);
+	EXPECT_NE(old_hw, new_hw) TH_LOG("perf did not move the event: nothing was tested");
+	EXPECT_EQ(1u << PMUSER_HW_CYCLE | 1u << new_hw, ci.held_mask);
+	EXPECT_EQ(0, ci.unplaced);
+	/* The window from before the move is flagged. */
+	EXPECT_FALSE(page_unchanged(m)) TH_LOG("raw %#llx", (unsigned long long)raw0);
+	/* The other user's counter was never written: it counts from zero, exactly. */
+	EXPECT_GT(10000000ull, start);
+	EXPECT_EQ(2 * (N2 - N1), other_loop_diff(newer));
+	EXPECT_NE(UINT64_MAX, before);
+	EXPECT_NE(UINT64_MAX, after);
+	EXPECT_LE(before + 2 * N1, after);
+	EXPECT_GT(10, irqs);
+	close(newer);
+}
+
+/*
+ * A period end (2^31 events) under kernel-mode counting with another user's pinned event
+ * present: page counts continue and the interrupts stay a handful.
+ */
+TEST_F_TIMEOUT(arrangement, period_end_with_kernel_counting_and_pinned_other, 300)
+{
+	uint64_t first, prev, cur, back = 0;
+	unsigned long irq0, irqs;
+
+	int other;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+	ASSERT_EQ(0, integrity_configure(&self->cfg, self->fd, PMUSER_COUNT_MASK));
+	other = other_open();
+	ASSERT_LE(0, other);
+	irq0 = pmu_interrupts();
+	first = prev = page_count(0);
+	ASSERT_NE(UINT64_MAX, first);
+	while (prev - first < (1ull << 31) + (1ull << 27)) {
+		spin2(1u << 20);
+		cur = page_count(0);
+		ASSERT_NE(UINT64_MAX, cur);
+		back += cur < prev;
+		prev = cur;
+	}
+	irqs = pmu_interrupts() - irq0;
+	TH_LOG("%llu instructions, %lu PMU interrupts", (unsigned long long)(prev - first), irqs);
+	EXPECT_EQ(0, back);
+	EXPECT_GT(20, irqs);
+	EXPECT_EQ(2 * (N2 - N1), other_loop_diff(other));
+	close(other);
+}
+
+TEST_HARNESS_MAIN
