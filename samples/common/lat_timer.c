@@ -235,6 +235,9 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 
 void lat_timer_close(struct lat_timer *t)
 {
+	if (t->flagged)
+		fprintf(stderr, "note: %lu measurement windows were flagged (perf reloaded or moved a counter meanwhile) and measured again%s\n",
+			t->flagged, t->flagged >= LAT_FLAGGED_MAX ? "; later flagged ones were kept" : "");
 	pmuser_counters_close(t->ctr);
 	t->ctr = NULL;
 }
@@ -249,9 +252,11 @@ uint64_t lat_time_load(struct lat_timer *t, void ***p)
 	if (t->inline_asm)
 		return window_load(p);
 #endif
-	pmuser_region_start(t->ctr, &r);
-	*p = one_load(*p);
-	pmuser_region_stop(t->ctr, &r);
+	do {
+		pmuser_region_start(t->ctr, &r);
+		*p = one_load(*p);
+		pmuser_region_stop(t->ctr, &r);
+	} while (!r.valid && ++t->flagged < LAT_FLAGGED_MAX);
 	return r.raw[0];
 }
 
@@ -263,9 +268,11 @@ uint64_t lat_time_empty(struct lat_timer *t)
 	if (t->inline_asm)
 		return window_empty();
 #endif
-	pmuser_region_start(t->ctr, &r);
-	__asm__ __volatile__("" ::: "memory");
-	pmuser_region_stop(t->ctr, &r);
+	do {
+		pmuser_region_start(t->ctr, &r);
+		__asm__ __volatile__("" ::: "memory");
+		pmuser_region_stop(t->ctr, &r);
+	} while (!r.valid && ++t->flagged < LAT_FLAGGED_MAX);
 	return r.raw[0];
 }
 
@@ -292,9 +299,11 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 #endif
 	(void)before;
 	(void)after;
-	pmuser_region_start(t->ctr, &r);
-	*p = chase_loop(*p, iters);
-	pmuser_region_stop(t->ctr, &r);
+	do {
+		pmuser_region_start(t->ctr, &r);
+		*p = chase_loop(*p, iters);
+		pmuser_region_stop(t->ctr, &r);
+	} while (!r.valid && ++t->flagged < LAT_FLAGGED_MAX);
 	d = r.raw[0];
 	for (unsigned int i = 0; ev && i < t->nr_events; i++)
 		ev[i] = r.raw[i + 1];
@@ -309,6 +318,7 @@ uint64_t lat_time_random(struct lat_timer *t, void **base, size_t nodes, size_t 
 	uintptr_t sum = 0;
 	struct pmuser_region r;
 
+	/* Flagged regions are counted (t->flagged); the random stream moves on regardless. */
 	pmuser_region_start(t->ctr, &r);
 	for (uint64_t i = 0; i < loads; i++) {
 		/* xorshift64, then the top 32 bits scaled to [0, nodes) without a division */
@@ -318,6 +328,7 @@ uint64_t lat_time_random(struct lat_timer *t, void **base, size_t nodes, size_t 
 		sum += (uintptr_t)base[(size_t)(((x >> 32) * nodes) >> 32) * words];
 	}
 	pmuser_region_stop(t->ctr, &r);
+	t->flagged += !r.valid;
 	__asm__ __volatile__("" : : "r"(sum));
 	*state = x;
 	for (unsigned int i = 0; ev && i < t->nr_events; i++)

@@ -22,6 +22,9 @@
 #define LAT_UNROLL		8
 #define LAT_LOOP_INSNS		(LAT_UNROLL + 2)
 
+/* Flagged regions measured again, in all, before flagged ones are let through. */
+#define LAT_FLAGGED_MAX		1000
+
 struct lat_timer {
 	struct pmuser_counters *ctr;
 	enum pmuser_backend backend;
@@ -31,6 +34,8 @@ struct lat_timer {
 	char loop_method[160];	/* how the chase loop is timed */
 	unsigned int nr_events;	/* counters after the cycle counter */
 	uint64_t tick;		/* smallest non-zero step seen between two reads (0: none) */
+	/* Regions the library flagged (perf reloaded or moved a counter) and measured again. */
+	unsigned long flagged;
 	char timer[192];	/* the library's timer line plus the observed tick */
 };
 

@@ -391,15 +391,12 @@ struct module_state {
 	unsigned int rotation[STAT_MAX_SETS];	/* sets with something to count */
 	unsigned int nr_rotation;
 	unsigned int hw[STAT_MAX_EVENTS];	/* hardware counter of each event, current set */
+	unsigned int slot[STAT_MAX_EVENTS];	/* its counter page slot */
+	struct pmuser_page page;
 	uint64_t last_cycles, last[STAT_MAX_EVENTS];
 	uint64_t acc_cycles, acc[STAT_MAX_EVENTS];	/* this period */
 	uint64_t set_cycles[STAT_MAX_SETS];
 };
-
-static uint64_t width_mask(unsigned int bits)
-{
-	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
-}
 
 static uint32_t event_mode(uint32_t flags)
 {
@@ -412,28 +409,34 @@ static uint32_t event_mode(uint32_t flags)
 #endif
 }
 
-/* Inline reads of the current set, extended into the period's accumulators. */
+/*
+ * Reads of the current set through the counter page (continuous 64-bit counts however perf
+ * reloads the counters), added to the period's accumulators. A read the page cannot vouch
+ * for is skipped: the next one takes in what it missed.
+ */
 static void module_read(struct module_state *m, const struct stat_setup *s, unsigned int set,
 			bool baseline)
 {
-	uint64_t cyc, v[STAT_MAX_EVENTS];
+	unsigned int slots[STAT_MAX_EVENTS + 1], n = 0;
+	uint64_t v[STAT_MAX_EVENTS + 1];
 	size_t i;
+	int cpu;
 
-	pmuser__isb();
-	cyc = pmuser_cycles_read();
+	slots[n++] = PMUSER_PAGE_CYCLE_SLOT;
 	for (i = 0; i < s->nr_events; i++)
 		if (s->ev[i].set == set && s->ev[i].supported)
-			v[i] = pmuser_counter_read(m->hw[i]);
-	pmuser__isb();
+			slots[n++] = m->slot[i];
+	if (pmuser_page_read(&m->page, slots, n, v, &cpu))
+		return;
 	if (!baseline)
-		m->acc_cycles += (cyc - m->last_cycles) & width_mask(m->ci.cycle_bits);
-	m->last_cycles = cyc;
-	for (i = 0; i < s->nr_events; i++) {
+		m->acc_cycles += v[0] - m->last_cycles;
+	m->last_cycles = v[0];
+	for (i = 0, n = 1; i < s->nr_events; i++) {
 		if (s->ev[i].set != set || !s->ev[i].supported)
 			continue;
 		if (!baseline)
-			m->acc[i] += (v[i] - m->last[i]) & width_mask(m->ci.counter_bits);
-		m->last[i] = v[i];
+			m->acc[i] += v[n] - m->last[i];
+		m->last[i] = v[n++];
 	}
 }
 
@@ -458,8 +461,10 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 	if (ret)
 		return ret;
 	for (i = 0, cfg.nr_events = 0; i < s->nr_events; i++)
-		if (s->ev[i].set == set && s->ev[i].supported)
+		if (s->ev[i].set == set && s->ev[i].supported) {
+			m->slot[i] = cfg.nr_events;
 			m->hw[i] = cfg.events[cfg.nr_events++].hw_counter;
+		}
 	return pmuser_device_reset(m->fd);
 }
 
@@ -508,6 +513,8 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 		ret = pmuser_device_cpu_info(m->fd, (unsigned int)m->cpu, &m->ci);
 	if (!ret && !m->ci.online)
 		ret = -ENODEV;
+	if (!ret)
+		ret = pmuser_page_map(m->fd, &m->page);
 	if (ret)
 		return stat_fail(ret, err, errlen, "module backend: CPU %d: %s", m->cpu, strerror(-ret));
 	m->mode = event_mode(PMUSER_COUNT_USER);
@@ -680,6 +687,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 	}
 	ret = 0;
 out:
+	pmuser_page_unmap(&m->page);
 	if (m->fd >= 0)
 		close(m->fd);
 	free(m);

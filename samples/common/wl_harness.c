@@ -81,14 +81,30 @@ static uint32_t arch_event(uint32_t native)
 	return native;
 }
 
-/* Everything between the region reads is this function's own code and the kernel. */
+/* Regions in a row the library may flag (perf reloaded or moved a counter) before giving up. */
+#define REGION_TRIES	8
+
+/*
+ * Everything between the region reads is this function's own code and the kernel. A region
+ * the library flags is run again; after REGION_TRIES flagged ones the tool stops with the
+ * cause rather than print a count it did not measure.
+ */
 static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *c,
 							struct pmuser_region *r,
 							wl_kernel_fn fn, void *args)
 {
-	pmuser_region_start(c, r);
-	fn(args);
-	pmuser_region_stop(c, r);
+	unsigned int tries;
+
+	for (tries = 0; tries < REGION_TRIES; tries++) {
+		pmuser_region_start(c, r);
+		fn(args);
+		pmuser_region_stop(c, r);
+		if (r->valid)
+			return;
+	}
+	fprintf(stderr, "%d regions in a row were flagged: perf kept reloading or moving the counters (%s backend); nothing measured\n",
+		REGION_TRIES, pmuser_backend_name(pmuser_counters_backend(c)));
+	exit(1);
 }
 
 bool wl_counts_here(const struct wl_harness *h, unsigned int i)
