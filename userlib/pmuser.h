@@ -237,6 +237,19 @@ static inline uint64_t pmuser_page_value(const volatile struct pmuser_page_slot 
 	return s->count + ((raw - s->base) & pmuser_page_mask(s));
 }
 
+/* The calling CPU and its page sequence, taken before a window of raw reads. */
+struct pmuser_page_mark {
+	int cpu;
+	uint32_t seq;
+};
+
+struct pmuser_page_mark pmuser_page_mark(const struct pmuser_page *pg);
+/*
+ * Whether raw reads made since m are comparable: the thread is on the same CPU and nothing
+ * was republished there. Always true for an unmapped page (pg->base NULL).
+ */
+bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark m);
+
 /*
  * Counts of n slots (uapi slot numbers) read together on the calling CPU, continuous across
  * perf's reloads and moves: 0 and values[], *cpu the CPU read on; -ENOENT if perf has a slot
@@ -374,6 +387,8 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 void pmuser_counters_close(struct pmuser_counters *c);
 
 enum pmuser_backend pmuser_counters_backend(const struct pmuser_counters *c);
+/* The counter page of a module-backend set (unmapped, base NULL, on other backends). */
+const struct pmuser_page *pmuser_counters_page(const struct pmuser_counters *c);
 /* "module", "perf-mmap", "perf-read", "clock". */
 const char *pmuser_backend_name(enum pmuser_backend backend);
 /* Parses a backend name (as above, or "auto"): 0 and *out, or -EINVAL. */

@@ -429,6 +429,11 @@ bool pmuser_counters_supported(const struct pmuser_counters *c, unsigned int i)
 	return i < c->nr && c->ctr[i].supported;
 }
 
+const struct pmuser_page *pmuser_counters_page(const struct pmuser_counters *c)
+{
+	return &c->page;
+}
+
 int pmuser_counters_hw(const struct pmuser_counters *c, unsigned int i)
 {
 	if (c->backend != PMUSER_BACKEND_MODULE || i >= c->nr || !c->ctr[i].supported)

@@ -45,6 +45,25 @@ void pmuser_page_unmap(struct pmuser_page *pg)
 	pg->base = NULL;
 }
 
+struct pmuser_page_mark pmuser_page_mark(const struct pmuser_page *pg)
+{
+	struct pmuser_page_mark m = { sched_getcpu(), 1 };
+
+	if (pg->base && m.cpu >= 0 && (unsigned int)m.cpu < pg->nr_cpus)
+		m.seq = pmuser_page_cpu(pg, (unsigned int)m.cpu)->seq;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return m;
+}
+
+bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark m)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!pg->base)
+		return true;
+	return !(m.seq & 1) && m.cpu >= 0 && sched_getcpu() == m.cpu &&
+	       pmuser_page_cpu(pg, (unsigned int)m.cpu)->seq == m.seq;
+}
+
 /* One attempt: 0, -EAGAIN (retry), or -ENOENT (a slot is on no counter). */
 static int page_read_once(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
 			  uint64_t values[], int *cpu_out)

@@ -244,13 +244,34 @@ void lat_timer_close(struct lat_timer *t)
 
 /* ---- measuring ------------------------------------------------------------------------ */
 
+#if HAVE_INLINE_WINDOW
+/*
+ * An inline window is comparable if the thread stayed on its CPU and the counter page did
+ * not change around it (perf reloaded or moved no counter); otherwise it is counted and
+ * measured again, up to LAT_FLAGGED_MAX windows in all.
+ */
+static bool window_flagged(struct lat_timer *t, struct pmuser_page_mark m)
+{
+	return !pmuser_page_unchanged(pmuser_counters_page(t->ctr), m) &&
+	       ++t->flagged < LAT_FLAGGED_MAX;
+}
+#endif
+
 uint64_t lat_time_load(struct lat_timer *t, void ***p)
 {
 	struct pmuser_region r;
 
 #if HAVE_INLINE_WINDOW
-	if (t->inline_asm)
-		return window_load(p);
+	if (t->inline_asm) {
+		struct pmuser_page_mark m;
+		uint64_t d;
+
+		do {
+			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
+			d = window_load(p);
+		} while (window_flagged(t, m));
+		return d;
+	}
 #endif
 	do {
 		pmuser_region_start(t->ctr, &r);
@@ -265,8 +286,16 @@ uint64_t lat_time_empty(struct lat_timer *t)
 	struct pmuser_region r;
 
 #if HAVE_INLINE_WINDOW
-	if (t->inline_asm)
-		return window_empty();
+	if (t->inline_asm) {
+		struct pmuser_page_mark m;
+		uint64_t d;
+
+		do {
+			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
+			d = window_empty();
+		} while (window_flagged(t, m));
+		return d;
+	}
 #endif
 	do {
 		pmuser_region_start(t->ctr, &r);
@@ -286,9 +315,14 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
 		/* Events are read outside the cycle window so that it stays one asm block. */
+		struct pmuser_page_mark m;
+
 		if (t->nr_events && ev)
 			pmuser_counters_read(t->ctr, before);
-		d = window_chase(p, iters);
+		do {
+			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
+			d = window_chase(p, iters);
+		} while (window_flagged(t, m));
 		if (t->nr_events && ev) {
 			pmuser_counters_read(t->ctr, after);
 			for (unsigned int i = 0; i < t->nr_events; i++)

@@ -295,30 +295,8 @@ static inline int test_page_map(int fd)
 	return pmuser_page_map(fd, &test_page);
 }
 
-struct page_mark {
-	int cpu;
-	uint32_t seq;
-};
-
-static inline struct page_mark page_mark(void)
-{
-	struct page_mark m = { sched_getcpu(), 1 };
-
-	if (test_page.base && m.cpu >= 0 && (unsigned int)m.cpu < test_page.nr_cpus)
-		m.seq = pmuser_page_cpu(&test_page, m.cpu)->seq;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return m;
-}
-
-/* Whether nothing was republished on the CPU since m (always true without a page). */
-static inline int page_unchanged(struct page_mark m)
-{
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (!test_page.base)
-		return 1;
-	return !(m.seq & 1) && sched_getcpu() == m.cpu &&
-	       pmuser_page_cpu(&test_page, m.cpu)->seq == m.seq;
-}
+#define page_mark()		pmuser_page_mark(&test_page)
+#define page_unchanged(m)	pmuser_page_unchanged(&test_page, (m))
 
 /* Continuous count of page slot on the calling CPU; UINT64_MAX if none could be read. */
 static inline uint64_t page_count(unsigned int slot)
@@ -337,7 +315,7 @@ static inline uint64_t page_count(unsigned int slot)
 static inline int loop_judge(unsigned int hw, uint64_t n)
 {
 	unsigned long sw = thread_switches();
-	struct page_mark m = page_mark();
+	struct pmuser_page_mark m = page_mark();
 	uint64_t d;
 #if defined(__aarch64__)
 	uint64_t cycles;

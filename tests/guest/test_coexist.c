@@ -64,7 +64,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	uint64_t pv[2] = { 0, 0 }, v[2], c, t0 = now_ns();
-	struct page_mark m;
+	struct pmuser_page_mark m;
 	unsigned long sw;
 	enum loop_verdict verdict;
 	uint64_t cyc;

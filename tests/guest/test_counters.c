@@ -144,7 +144,7 @@ TEST_F_TIMEOUT(counters, inst_retired_exact_or_flagged_across_period_end, 300)
 	unsigned int tries, exact = 0, flagged = 0, inexact = 0, lost = 0;
 	uint64_t d = 0, before, after;
 	unsigned long sw;
-	struct page_mark m;
+	struct pmuser_page_mark m;
 
 	REQUIRE_COUNTING();
 	if (!getenv("PMUSER_ICOUNT_EXACT"))

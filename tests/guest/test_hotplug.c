@@ -49,7 +49,7 @@ static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh
 	struct hp_reader *r = &sh->r[mover];
 	uint64_t prev = 0, cur;
 	unsigned long gen, pgen = 1;
-	struct page_mark pm;
+	struct pmuser_page_mark pm;
 	uint32_t pseq = 1;
 	int cpu, pcpu = -1, ret;
 	unsigned int i;

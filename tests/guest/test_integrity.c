@@ -237,7 +237,7 @@ TEST_F_TIMEOUT(arrangement, moved_counter_is_detected_not_written, 300)
 	uint64_t before, after, start, raw0;
 	unsigned int old_hw, new_hw;
 	struct pmuser_cpu_info ci;
-	struct page_mark m;
+	struct pmuser_page_mark m;
 	unsigned long irq0, irqs;
 	int older, newer;
 
@@ -312,6 +312,51 @@ TEST_F_TIMEOUT(arrangement, period_end_with_kernel_counting_and_pinned_other, 30
 	EXPECT_GT(20, irqs);
 	EXPECT_EQ(2 * (N2 - N1), other_loop_diff(other));
 	close(other);
+}
+
+/*
+ * A CONFIGURE that fails once the old counters are gone (another user's pinned event holds
+ * the cycle counter) leaves the previous configuration in force.
+ */
+TEST_F(arrangement, failed_configure_keeps_the_previous_one)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.pinned = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct pmuser_config cfg;
+	struct pmuser_cpu_info ci;
+	struct pmuser_info info;
+	uint64_t a, b;
+	int cycles, ret;
+
+	config_events(&self->cfg, 0, ev, 1);
+	self->cfg.cpus[0] = 1;
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
+	cycles = perf_open(&attr, -1, 0);
+	ASSERT_LE(0, cycles) TH_LOG("perf_event_open: %s", strerror(errno));
+	config_events(&cfg, 1, ev, 1);
+	cfg.cpus[0] = 1;
+	ret = pmuser_device_configure(self->fd, &cfg);
+	close(cycles);
+	EXPECT_EQ(-EBUSY, ret);
+	ASSERT_EQ(0, pmuser_device_info(self->fd, &info));
+	EXPECT_EQ(1, info.nr_events);
+	EXPECT_EQ(0, info.cycles_held);
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+	EXPECT_EQ(1u << self->cfg.events[0].hw_counter, ci.held_mask);
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	ASSERT_EQ(0, test_page_map(self->fd));
+	REQUIRE_COUNTING();
+	a = page_count(0);
+	spin2(N2);
+	b = page_count(0);
+	EXPECT_LE(2 * N2, b - a);
 }
 
 TEST_HARNESS_MAIN
