@@ -90,6 +90,16 @@ static inline int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, 0);
 }
 
+/* Exactly two instructions per iteration. */
+static inline void spin2(unsigned long n)
+{
+#if defined(__aarch64__)
+	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#else
+	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
+#endif
+}
+
 /* Counter width as a mask, for modular deltas of raw reads. */
 static inline uint64_t width_mask(unsigned int bits)
 {

@@ -43,6 +43,23 @@ static int set_online(int on)
 	return ret;
 }
 
+/*
+ * One loop judged (loop_judge(): no switch, same CPU and page) and tallied; a loop during
+ * which CPU 1 went down or came up does not count.
+ */
+static void tally_loop(struct hp_reader *r, struct hp_shared *sh, unsigned int hw)
+{
+	unsigned long gen = __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST);
+	int ret = loop_judge(hw, HOTPLUG_LOOP);
+
+	if (gen & 1 || gen != __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST))
+		ret = -1;
+	if (ret == 1)
+		r->exact++;
+	else if (!ret)
+		r->inexact++;
+}
+
 /* A reader process: pinned to CPU 0, or (mover) moving to CPU 1 whenever it can. */
 static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh)
 {
@@ -51,7 +68,7 @@ static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh
 	unsigned long gen, pgen = 1;
 	struct pmuser_page_mark pm;
 	uint32_t pseq = 1;
-	int cpu, pcpu = -1, ret;
+	int cpu, pcpu = -1;
 	unsigned int i;
 
 	sigill_count_install();
@@ -79,16 +96,7 @@ static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh
 			r->reads++;
 			r->on_cpu1 += cpu == 1;
 		}
-		gen = __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST);
-		cpu = sched_getcpu();
-		ret = loop_judge(hw, HOTPLUG_LOOP);
-		if (gen & 1 || gen != __atomic_load_n(&sh->gen, __ATOMIC_SEQ_CST) ||
-		    cpu != sched_getcpu())
-			ret = -1;
-		if (ret == 1)
-			r->exact++;
-		else if (!ret)
-			r->inexact++;
+		tally_loop(r, sh, hw);
 		r->sigill = sigill_count;
 	}
 	/*
@@ -100,17 +108,10 @@ static void reader_main(int fd, unsigned int hw, int mover, struct hp_shared *sh
 		r->settle_tries++;
 		if (mover && pmuser_thread_pin(1))
 			break;
-		cpu = sched_getcpu();
 		(void)pmuser_counter_read(hw);
 		r->reads++;
-		r->on_cpu1 += cpu == 1;
-		ret = loop_judge(hw, HOTPLUG_LOOP);
-		if (cpu != sched_getcpu())
-			ret = -1;
-		if (ret == 1)
-			r->exact++;
-		else if (!ret)
-			r->inexact++;
+		r->on_cpu1 += sched_getcpu() == 1;
+		tally_loop(r, sh, hw);
 	}
 	r->sigill = sigill_count;
 	_exit(0);

@@ -20,16 +20,6 @@
 
 #define N1	1000u
 #define N2	11000u
-/* Exactly two instructions per iteration. */
-static inline void spin2(unsigned long n)
-{
-#if defined(__aarch64__)
-	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
-#endif
-}
-
 /* Another perf user's pinned CPU-wide INST_RETIRED event on CPU 0 (user mode). */
 static int other_open(void)
 {

@@ -113,16 +113,6 @@ static void *unload_reader_main(void *arg)
 	return NULL;
 }
 
-/* Exactly two instructions per iteration. */
-static inline void spin2(unsigned long n)
-{
-#if defined(__aarch64__)
-	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
-#else
-	__asm__ __volatile__("1:\tsubs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
-#endif
-}
-
 /* perf's own count of a task-bound INST_RETIRED (user only) event over loops of n1, n2. */
 static int perf_loop_counts(unsigned int n1, unsigned int n2, uint64_t *c1, uint64_t *c2)
 {
