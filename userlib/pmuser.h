@@ -449,7 +449,8 @@ int pmuser_counters_reset(struct pmuser_counters *c);
  *
  * valid is false when the deltas cannot be trusted: on the module backend, the thread
  * changed CPU, or perf reloaded, moved or stopped a counter in between (the counter page
- * says so); a region measured with perf that perf multiplexed. Drop such regions.
+ * says so); on the perf backends, perf had an event off its counter at either end or for
+ * part of the time between (multiplexing). Drop such regions: their deltas are not counts.
  */
 struct pmuser_region {
 	uint64_t start[PMUSER_COUNTERS_MAX];
@@ -458,6 +459,7 @@ struct pmuser_region {
 	bool valid;
 	int cpu;				/* module: CPU of the start */
 	uint32_t seq;				/* module: that CPU's page sequence at the start */
+	uint64_t gap[PMUSER_COUNTERS_MAX];	/* perf: enabled minus running at the start */
 };
 
 /* Measures the empty-region bias (rounds >= 1, e.g. 1000); 0 or -errno. */

@@ -452,10 +452,12 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c)
  * Raw reads, in reverse order for a region's start so that each counter's window nests inside
  * the previous one's: counter 0 (the cycle counter) is read closest to the measured code.
  */
-int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], bool reverse)
+int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse)
 {
 	unsigned int i, k;
 
+	if (gaps && c->backend != PMUSER_BACKEND_PERF_MMAP && c->backend != PMUSER_BACKEND_PERF_READ)
+		memset(gaps, 0, c->nr * sizeof(gaps[0]));
 	switch (c->backend) {
 	case PMUSER_BACKEND_MODULE:
 		pmuser__isb();
@@ -467,7 +469,7 @@ int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], bool reverse)
 		return 0;
 	case PMUSER_BACKEND_PERF_MMAP:
 	case PMUSER_BACKEND_PERF_READ:
-		return pmuser__perf_read_raw(c, values);
+		return pmuser__perf_read_raw(c, values, gaps);
 	case PMUSER_BACKEND_CLOCK:
 		for (i = 0; i < c->nr; i++)
 			values[i] = 0;
@@ -514,7 +516,7 @@ int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 
 	if (c->backend == PMUSER_BACKEND_MODULE)
 		return module_read(c, values);
-	ret = pmuser__read_raw(c, raw, false);
+	ret = pmuser__read_raw(c, raw, NULL, false);
 	if (ret)
 		return ret;
 	for (i = 0; i < c->nr; i++) {
@@ -592,7 +594,7 @@ int pmuser_counters_reset(struct pmuser_counters *c)
 	if (ret)
 		return ret;
 	c->t_base = pmuser__now_ns();
-	ret = pmuser__read_raw(c, raw, false);
+	ret = pmuser__read_raw(c, raw, NULL, false);
 	for (i = 0; !ret && i < c->nr; i++)
 		c->ctr[i].last = raw[i];
 	return ret;
@@ -640,16 +642,39 @@ void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 			 pmuser_page_cpu(&c->page, (unsigned int)r->cpu)->seq : 1;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	}
-	pmuser__read_raw(c, r->start, true);
+	pmuser__read_raw(c, r->start, r->gap, true);
+}
+
+/* perf backends: every counter was on a counter at both ends and all the time between. */
+static bool perf_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
+			      const uint64_t gap[])
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->ctr[i].supported &&
+		    (r->gap[i] == PMUSER_GAP_OFF || gap[i] != r->gap[i]))
+			return false;
+	return true;
 }
 
 void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
 {
-	uint64_t end[PMUSER_COUNTERS_MAX];
+	uint64_t end[PMUSER_COUNTERS_MAX], gap[PMUSER_COUNTERS_MAX];
 	unsigned int i;
 
-	pmuser__read_raw(c, end, false);
-	r->valid = c->backend != PMUSER_BACKEND_MODULE || module_region_valid(c, r, end);
+	pmuser__read_raw(c, end, gap, false);
+	switch (c->backend) {
+	case PMUSER_BACKEND_MODULE:
+		r->valid = module_region_valid(c, r, end);
+		break;
+	case PMUSER_BACKEND_PERF_MMAP:
+	case PMUSER_BACKEND_PERF_READ:
+		r->valid = perf_region_valid(c, r, gap);
+		break;
+	default:
+		r->valid = true;
+	}
 	for (i = 0; i < c->nr; i++) {
 		r->raw[i] = (end[i] - r->start[i]) & width_mask(c->ctr[i].bits);
 		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);

@@ -41,11 +41,17 @@ struct pmuser_counters {
 int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen);
 int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen);
 void pmuser__perf_close(struct pmuser_counters *c);
-/* Raw (not extended) reads of every counter; perf-mmap falls back to read() per counter. */
-int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[]);
+/*
+ * Raw (not extended) reads of every counter; perf-mmap falls back to read() per counter.
+ * gaps (may be NULL) gets, per counter, how long perf has had it enabled but not on a
+ * counter (PMUSER_GAP_OFF: not on a counter at this read): a region whose gaps differ at its
+ * ends was multiplexed.
+ */
+#define PMUSER_GAP_OFF	UINT64_MAX
+int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[]);
 int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
 int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request);
 uint64_t pmuser__now_ns(void);
-int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], bool reverse);
+int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse);
 
 #endif /* PMUSER_INTERNAL_H */

@@ -113,7 +113,7 @@ static bool mmap_reads_work(struct pmuser_counters *c)
 	uint64_t v[PMUSER_COUNTERS_MAX];
 	unsigned int i;
 
-	if (pmuser__perf_read_raw(c, v))
+	if (pmuser__perf_read_raw(c, v, NULL))
 		return false;
 	for (i = 0; i < c->nr; i++) {
 		struct perf_event_mmap_page *pg = c->ctr[i].page;
@@ -287,7 +287,7 @@ int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts
  * is offset plus the hardware counter sign-extended from pmc_width bits. index 0 means the
  * event is not on a counter now (multiplexed out or not yet scheduled): -EAGAIN, read() it.
  */
-static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
+static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
 {
 	volatile struct perf_event_mmap_page *pg = ctr->page;
 	uint32_t seq, idx;
@@ -301,6 +301,8 @@ static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
 		count = (uint64_t)pg->offset;
 		if (!pg->cap_user_rdpmc || !idx)
 			return -EAGAIN;
+		/* The times perf last published: they part only when it takes the counter away. */
+		*gap = pg->time_enabled - pg->time_running;
 		width = pg->pmc_width;
 		pmc = pmuser__evcntr_read(idx - 1);
 		if (width < 64) {
@@ -315,7 +317,7 @@ static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value)
 }
 #endif
 
-int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[])
+int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[])
 {
 	struct pmuser_count counts[PMUSER_COUNTERS_MAX];
 	unsigned int i;
@@ -323,12 +325,14 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[])
 
 #if defined(__aarch64__)
 	if (c->backend == PMUSER_BACKEND_PERF_MMAP) {
+		uint64_t gap[PMUSER_COUNTERS_MAX];
 		bool have_counts = false;
 
 		pmuser__isb();
 		for (i = 0; i < c->nr; i++) {
 			values[i] = 0;
-			if (!c->ctr[i].supported || !mmap_read(&c->ctr[i], &values[i]))
+			gap[i] = 0;
+			if (!c->ctr[i].supported || !mmap_read(&c->ctr[i], &values[i], &gap[i]))
 				continue;
 			/* Not on a counter now: perf's read(), once for all (the leader reads groups). */
 			if (!have_counts) {
@@ -338,16 +342,22 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[])
 				have_counts = true;
 			}
 			values[i] = counts[i].value;
+			gap[i] = PMUSER_GAP_OFF;
 		}
 		pmuser__isb();
+		if (gaps)
+			memcpy(gaps, gap, c->nr * sizeof(gap[0]));
 		return 0;
 	}
 #endif
 	ret = pmuser__perf_read_full(c, counts);
 	if (ret)
 		return ret;
-	for (i = 0; i < c->nr; i++)
+	for (i = 0; i < c->nr; i++) {
 		values[i] = counts[i].value;
+		if (gaps)
+			gaps[i] = counts[i].enabled - counts[i].running;
+	}
 	return 0;
 }
 

@@ -28,8 +28,9 @@ static int other_open(void)
 		.type = PERF_TYPE_RAW,
 		.config = EV_INST_RETIRED,
 		.pinned = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
+		/* ARM1176's perf refuses any mode filter. */
+		.exclude_kernel = COUNT_DEFAULT == PMUSER_COUNT_USER,
+		.exclude_hv = COUNT_DEFAULT == PMUSER_COUNT_USER,
 	};
 
 	return perf_open(&attr, -1, 0);
@@ -316,8 +317,9 @@ TEST_F(arrangement, failed_configure_keeps_the_previous_one)
 		.type = PERF_TYPE_HARDWARE,
 		.config = PERF_COUNT_HW_CPU_CYCLES,
 		.pinned = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
+		/* ARM1176's perf refuses any mode filter. */
+		.exclude_kernel = COUNT_DEFAULT == PMUSER_COUNT_USER,
+		.exclude_hv = COUNT_DEFAULT == PMUSER_COUNT_USER,
 	};
 	struct pmuser_config cfg;
 	struct pmuser_cpu_info ci;

@@ -299,6 +299,81 @@ TEST(perf_multiplexed_counts_scale)
 	pmuser_counters_close(c);
 }
 
+/*
+ * Another perf user's flexible events on this thread make perf rotate the library's group
+ * off and on its counters: a region is valid only if the group stayed on throughout, and
+ * then its delta is the loop's exactly (every valid region the same); the rest are flagged,
+ * never reported as counts.
+ */
+static void multiplexed_regions(struct __test_metadata *_metadata, enum pmuser_backend b)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED, EV_INST_RETIRED, EV_INST_RETIRED };
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_INST_RETIRED,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	const unsigned long n = 200000;
+	unsigned int k, i, valid = 0, flagged = 0, others = 0, differ = 0;
+	struct pmuser_counters *c;
+	struct pmuser_region r;
+	int64_t first = -1;
+	int fds[16];
+
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, open_set(b, false, ev, 3, 0, &c));
+	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+	for (k = 0; k < 16; k++) {
+		fds[k] = perf_open(&attr, 0, -1);
+		others += fds[k] >= 0;
+	}
+	ASSERT_LT(0, others);
+	for (k = 0; k < 200; k++) {
+		pmuser_region_start(c, &r);
+		spin2(n);
+		pmuser_region_stop(c, &r);
+		if (!r.valid) {
+			flagged++;
+			continue;
+		}
+		valid++;
+		for (i = 0; i < 3; i++) {
+			if (first < 0)
+				first = r.delta[i];
+			differ += r.delta[i] != first;
+		}
+	}
+	for (k = 0; k < 16; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	TH_LOG("%s: %u valid regions (%lld instructions), %u flagged", pmuser_backend_name(b),
+	       valid, (long long)first, flagged);
+	EXPECT_LT(0, valid);
+	EXPECT_LT(0, flagged);
+	if (getenv("PMUSER_ICOUNT_EXACT")) {
+		EXPECT_EQ(0, differ);
+		EXPECT_LE((int64_t)(2 * n), first);
+		EXPECT_GE((int64_t)(2 * n + 4), first);
+	}
+	pmuser_counters_close(c);
+}
+
+TEST(multiplexed_regions_flagged_perf_read)
+{
+	REQUIRE_COUNTING();
+	multiplexed_regions(_metadata, PMUSER_BACKEND_PERF_READ);
+}
+
+TEST(multiplexed_regions_flagged_perf_mmap)
+{
+	REQUIRE_COUNTING();
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	multiplexed_regions(_metadata, PMUSER_BACKEND_PERF_MMAP);
+}
+
 static int run(const char *cmd)
 {
 	int st = system(cmd);
