@@ -26,7 +26,7 @@
 static bool global_access;
 module_param(global_access, bool, 0444);
 MODULE_PARM_DESC(global_access,
-		 "32-bit ARM only: let every thread read the PMU (exposes other users' counts)");
+		 "32-bit ARM only: let every thread use the PMU instead of granted threads only (exposes, and on ARMv7 PMUv2/ARM1176 lets anyone change, other users' counts)");
 
 static int group = -1;
 module_param(group, int, 0444);
@@ -76,26 +76,35 @@ static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpu
 	return 0;
 }
 
+/* Callers built before access_flags pass PMUSER_INFO_SIZE_VER0 and get that much back. */
+static_assert(offsetof(struct pmuser_info, access_flags) == PMUSER_INFO_SIZE_VER0);
+
 static int pmuser_ioctl_info(void __user *uarg)
 {
 	struct pmuser_info info;
+	u32 usize;
 	int ret;
 
-	ret = pmuser_copy_in(&info, sizeof(info), uarg);
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < PMUSER_INFO_SIZE_VER0)
+		return -EINVAL;
+	ret = copy_struct_from_user(&info, sizeof(info), uarg, usize);
 	if (ret)
 		return ret;
 	if (info.flags)
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
+	info.size = min_t(u32, usize, sizeof(info));
 	info.abi_version = PMUSER_ABI_VERSION;
 	info.module_version = PMUSER_VERSION_MAJOR << 16 | PMUSER_VERSION_MINOR << 8 |
 			      PMUSER_VERSION_PATCH;
 	info.arch = PMUSER_ARCH;
 	info.access_mode = pmuser_access_mode();
+	info.access_flags = pmuser_access_info_flags();
 	info.nr_cpus = nr_cpu_ids;
 	pmuser_counters_fill_info(&info);
-	return pmuser_copy_out(uarg, &info, sizeof(info));
+	return pmuser_copy_out(uarg, &info, info.size);
 }
 
 static void pmuser_read_cpu_info(void *arg)
@@ -314,6 +323,7 @@ static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case PMUSER_IOC_INFO:
+	case PMUSER_IOC_INFO_VER0:
 		return pmuser_ioctl_info(uarg);
 	case PMUSER_IOC_CPU_INFO:
 		return pmuser_ioctl_cpu_info(uarg);

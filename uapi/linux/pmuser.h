@@ -41,6 +41,15 @@ enum pmuser_access_mode {
 	PMUSER_ACCESS_NONE = 3,
 };
 
+/* pmuser_info.access_flags */
+/*
+ * The user-enable bit that lets a thread read the counters also lets it write every PMU
+ * register (ARMv7 PMUv2, ARM1176): a thread with access can stop, reset or reprogram any
+ * counter on its CPU, other perf users' included. Clear where the PMU has read-only enables
+ * (AArch64, PMUv3 in AArch32).
+ */
+#define PMUSER_INFO_USER_WRITES	0x1
+
 /* PMUSER_IOC_INFO: module-wide facts. */
 struct pmuser_info {
 	__u32 size;
@@ -54,7 +63,13 @@ struct pmuser_info {
 	__u32 cycles_held;		/* out: 1 if the configuration holds a cycle counter */
 	__u32 reserved;			/* out: 0 */
 	__u64 configured_cpus[PMUSER_CPU_WORDS];	/* out */
+	/* Filled when the returned size covers them (older modules return the smaller size). */
+	__u32 access_flags;		/* out: PMUSER_INFO_* */
+	__u32 reserved2;		/* out: 0 */
 };
+
+/* Size of struct pmuser_info before access_flags; callers may still pass it (see below). */
+#define PMUSER_INFO_SIZE_VER0	168
 
 /* Where pmuser_cpu_info.pmceid came from. */
 enum pmuser_pmceid_source {
@@ -169,5 +184,8 @@ struct pmuser_swinc {
 #define PMUSER_IOC_GRANT	_IOWR(PMUSER_IOC_MAGIC, 0x05, struct pmuser_access)
 #define PMUSER_IOC_REVOKE	_IOWR(PMUSER_IOC_MAGIC, 0x06, struct pmuser_access)
 #define PMUSER_IOC_SWINC	_IOWR(PMUSER_IOC_MAGIC, 0x07, struct pmuser_swinc)
+/* PMUSER_IOC_INFO as numbered by callers built before access_flags (size in the number). */
+#define PMUSER_IOC_INFO_VER0	_IOC(_IOC_READ | _IOC_WRITE, PMUSER_IOC_MAGIC, 0x00, \
+				     PMUSER_INFO_SIZE_VER0)
 
 #endif /* _UAPI_PMUSER_H */
