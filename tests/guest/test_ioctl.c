@@ -51,11 +51,34 @@ TEST_F(ioctl, bad_pointer_is_efault)
 
 TEST_F(ioctl, short_size_is_einval)
 {
-	struct pmuser_info info = { .size = sizeof(info) - 8 };
+	struct pmuser_info info = { .size = PMUSER_INFO_SIZE_VER0 - 8 };
 
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_INFO, &info));
 	self->cfg.size = 4;
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+}
+
+/*
+ * A caller built before access_flags uses the old command number and size: it gets that many
+ * bytes, and the module writes nothing past them.
+ */
+TEST_F(ioctl, info_keeps_working_for_old_callers)
+{
+	struct pmuser_info info;
+
+	memset(&info, 0xa5, sizeof(info));
+	info.size = PMUSER_INFO_SIZE_VER0;
+	info.flags = 0;
+	ASSERT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_INFO_VER0, &info));
+	EXPECT_EQ(PMUSER_INFO_SIZE_VER0, info.size);
+	EXPECT_EQ(PMUSER_ABI_VERSION, info.abi_version);
+	EXPECT_EQ(0xa5a5a5a5, info.access_flags);
+	EXPECT_EQ(0xa5a5a5a5, info.reserved2);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	ASSERT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_INFO, &info));
+	EXPECT_EQ(sizeof(info), info.size);
+	EXPECT_EQ(0, info.reserved2);
 }
 
 /* A newer caller's larger struct is fine with a zero tail and E2BIG with a non-zero one. */
