@@ -550,6 +550,48 @@ TEST_F(access, info_says_whether_granted_threads_can_write)
 	}
 }
 
+struct inherited_reader {
+	unsigned int hw;
+	volatile int phase;	/* 0: read; 1: wait; 2: read again; 3: done */
+	unsigned long traps_granted, traps_revoked;
+};
+
+static void *inherited_reader_main(void *arg)
+{
+	struct inherited_reader *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < ACCESS_READS; i++)
+		r->traps_granted += read_traps(r->hw);
+	r->phase = 1;
+	while (r->phase == 1)
+		usleep(1000);
+	for (i = 0; i < ACCESS_READS; i++)
+		r->traps_revoked += read_traps(r->hw);
+	r->phase = 3;
+	return NULL;
+}
+
+/* Revoking a PMUSER_ACCESS_PROCESS grant ends it for the threads that inherited it too. */
+TEST_F(access, revoke_ends_inherited_access)
+{
+	struct inherited_reader r = { .hw = self->hw };
+	pthread_t t;
+
+	REQUIRE_PER_THREAD();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, pthread_create(&t, NULL, inherited_reader_main, &r));
+	while (r.phase != 1)
+		usleep(1000);
+	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	r.phase = 2;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, r.traps_granted);
+	EXPECT_EQ(ACCESS_READS, r.traps_revoked);
+	EXPECT_TRUE(read_traps(self->hw));
+}
+
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
 TEST_F(access, thread_grant_is_not_inherited)
 {
