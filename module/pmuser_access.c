@@ -393,6 +393,7 @@ struct pmuser_grant {
 	struct rcu_head rcu;
 };
 
+/* 256 buckets: a bucket holds one entry or two up to a few hundred granted threads. */
 static DEFINE_HASHTABLE(pmuser_grants, 8);
 static DEFINE_RAW_SPINLOCK(pmuser_grants_lock);
 static u64 pmuser_grant_seq;		/* under pmuser_grants_lock */
@@ -630,7 +631,7 @@ void pmuser_access_exit(void)
 	if (pmuser_mode == PMUSER_ACCESS_PER_THREAD) {
 		/* Returns once no CPU runs the notifier any more. */
 		thread_unregister_notifier(&pmuser_thread_nb);
-		/* Every file is closed by now, so nothing is left but to be sure. */
+		/* Closing each file removed its grants; this frees any still here. */
 		pmuser_grants_remove(NULL, 0);
 	}
 	on_each_cpu(pmuser_userenr_close, NULL, 1);

@@ -35,9 +35,12 @@ enum pmuser_arch {
 enum pmuser_access_mode {
 	/* Only threads granted with PMUSER_IOC_GRANT read counters; others trap. */
 	PMUSER_ACCESS_PER_THREAD = 1,
-	/* Module parameter global_access=1: every thread on every CPU may read. */
+	/*
+	 * Module parameter global_access=1 (32-bit ARM): every thread on every CPU may read, and
+	 * where access_flags has PMUSER_INFO_USER_WRITES also write.
+	 */
 	PMUSER_ACCESS_GLOBAL = 2,
-	/* Per-thread access is impossible on this kernel and global_access=0: nobody reads. */
+	/* Nobody reads: older modules on 32-bit ARM, loaded without global_access=1. */
 	PMUSER_ACCESS_NONE = 3,
 };
 
