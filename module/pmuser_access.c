@@ -611,11 +611,18 @@ void pmuser_access_counters_gone(void)
 
 int pmuser_access_init(bool global)
 {
-	u32 writes;
+	u32 bits, writes;
 
 	preempt_disable();
-	writes = pmuser_hw_userenr_read_bits() & PMUSER_USERENR_WRITES;
+	bits = pmuser_hw_userenr_read_bits();
 	preempt_enable();
+	writes = bits & PMUSER_USERENR_WRITES;
+	/*
+	 * perf's arm_pmuv3 driver (32-bit too from 6.4, where configured) rewrites the register
+	 * whenever it starts the PMU, for its own rdpmc users only.
+	 */
+	if (IS_ENABLED(CONFIG_ARM_PMUV3) && !writes)
+		pr_warn("pmuser: perf's PMUv3 driver rewrites the user-enable register when it starts the PMU: inline reads may trap until the thread next switches in (untested)\n");
 	if (global) {
 		pmuser_mode = PMUSER_ACCESS_GLOBAL;
 		pr_warn("pmuser: global_access=1: every thread on every CPU can read the PMU, including counts of other users' events%s\n",
