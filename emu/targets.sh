@@ -20,8 +20,7 @@ pmuser_target() {
 		T_CROSS=arm-linux-gnueabihf-
 		T_QEMU=qemu-system-arm T_MACHINE=virt T_CPU=cortex-a15
 		T_CONSOLE=ttyAMA0 T_SMP=1 T_MEM=512
-		# No preempt notifiers in Debian's armmp kernel: per-thread access is impossible.
-		T_MODPARAMS=global_access=1 T_CFLAGS=
+		T_MODPARAMS= T_CFLAGS=
 		;;
 	armel-6.1)
 		# BCM2835 (ARM1176) as in the Raspberry Pi Zero; QEMU reads c15 counters as zero.
@@ -29,7 +28,7 @@ pmuser_target() {
 		T_CROSS=arm-linux-gnueabi-
 		T_QEMU=qemu-system-arm T_MACHINE=raspi0 T_CPU=
 		T_CONSOLE=ttyAMA0 T_SMP=1 T_MEM=512
-		T_MODPARAMS=global_access=1 T_CFLAGS="-march=armv6 -marm"
+		T_MODPARAMS= T_CFLAGS="-march=armv6 -marm"
 		;;
 	*)
 		echo "unknown target '$1' (known: $PMUSER_TARGETS)" >&2

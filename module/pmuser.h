@@ -31,6 +31,8 @@ bool pmuser_counters_live_local(void);
 int pmuser_access_init(bool global);
 void pmuser_access_exit(void);
 u32 pmuser_access_mode(void);
+/* PMUSER_INFO_* flags describing what inline access allows. */
+u32 pmuser_access_info_flags(void);
 int pmuser_access_grant(struct file *file, u32 flags);
 int pmuser_access_revoke(struct file *file, u32 flags);
 void pmuser_access_release(struct file *file);

@@ -10,10 +10,10 @@
  * but makes perf itself enable reads whenever, and only while, that thread runs. Any value
  * pmuser wrote itself would be undone at the next such start.
  *
- * 32-bit ARM: the perf driver never touches the user-enable register, and Debian's kernels
- * have no preempt notifiers to switch it per thread, so access is global (module parameter
- * global_access=1) or none.
+ * 32-bit ARM: the perf driver never touches the user-enable register; pmuser switches it
+ * itself at every context switch (below), or sets it once everywhere with global_access=1.
  */
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -24,31 +24,60 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#ifdef CONFIG_ARM
+#include <asm/thread_notify.h>
+#endif
 
 #include "pmuser.h"
 #include "pmuser_compat.h"
 #include "pmuser_hw.h"
 
 static u32 pmuser_mode;
+/* Each CPU's user-enable bits for reading its counters. */
+static DEFINE_PER_CPU(u32, pmuser_read_bits);
+/* Some CPU's read bits let user space write the PMU too. */
+static bool pmuser_user_writes;
 
 u32 pmuser_access_mode(void)
 {
 	return pmuser_mode;
 }
 
+u32 pmuser_access_info_flags(void)
+{
+	return READ_ONCE(pmuser_user_writes) ? PMUSER_INFO_USER_WRITES : 0;
+}
+
+/* Per-thread mode: the register as the thread running on this CPU is entitled to. */
+static void pmuser_userenr_refresh(void *unused);
+
+/* Runs on the CPU: in its hotplug thread, or from CPU PM with interrupts off. */
 void pmuser_access_cpu_up(void)
 {
+	u32 bits = pmuser_hw_userenr_read_bits();
+
+	this_cpu_write(pmuser_read_bits, bits);
+	if (bits & PMUSER_USERENR_WRITES)
+		WRITE_ONCE(pmuser_user_writes, true);
 	if (pmuser_mode == PMUSER_ACCESS_GLOBAL)
-		pmuser_hw_userenr_write(PMUSER_USERENR_READ);
+		pmuser_hw_userenr_write(bits);
+	else
+		pmuser_userenr_refresh(NULL);
 }
 
 void pmuser_access_cpu_down(void)
 {
-	if (pmuser_mode == PMUSER_ACCESS_GLOBAL)
+	/* perf owns the arm64 register; only pmuser sets the 32-bit one. */
+	if (IS_ENABLED(CONFIG_ARM))
 		pmuser_hw_userenr_write(0);
 }
 
 #ifdef CONFIG_ARM64
+
+/* perf sets the register at its next PMU start on this CPU. */
+static void pmuser_userenr_refresh(void *unused)
+{
+}
 
 /* config1 bit 1 is the arm64 PMU's "rdpmc" format field. */
 #define PMUSER_ATTR_RDPMC	BIT(1)
@@ -338,35 +367,281 @@ void pmuser_access_exit(void)
 
 #else /* 32-bit ARM */
 
+/*
+ * The perf drivers for ARMv7 and the ARM1176 never touch the user-enable register, and the
+ * kernel calls the thread_notify_head chain for every thread: from __switch_to() with the next
+ * thread (THREAD_NOTIFY_SWITCH: interrupts off, the runqueue lock held), from copy_thread()
+ * with each new thread while current is its creator (THREAD_NOTIFY_COPY), and from
+ * exit_thread() when a thread exits or a fork fails after copy_thread() (THREAD_NOTIFY_EXIT).
+ * At every switch the register gets this CPU's read bits if the next thread is granted, 0
+ * otherwise, so a grant holds exactly while its thread runs.
+ *
+ * Grants live in a hash table keyed by the address of the thread's thread_info, which the
+ * chain passes. The switch path looks its thread up under the RCU read lock the chain holds,
+ * taking no lock. Entries change under a raw spinlock (never sleeps, also under PREEMPT_RT)
+ * and are freed after a grace period. A thread's entry is removed at its EXIT, before its
+ * thread_info can be freed and its address reused, so a key never names another thread.
+ */
+struct pmuser_grant {
+	struct hlist_node node;		/* in pmuser_grants, RCU */
+	struct list_head dead;		/* removed, to be freed once the lock is dropped */
+	const struct thread_info *ti;
+	struct file *file;		/* file the originating GRANT was made through */
+	u64 origin;			/* that GRANT's number, shared by the threads it covers */
+	bool own;			/* granted by this thread itself, not inherited */
+	bool inherit;			/* PMUSER_ACCESS_PROCESS: threads it creates get one too */
+	struct rcu_head rcu;
+};
+
+/* 256 buckets: a bucket holds one entry or two up to a few hundred granted threads. */
+static DEFINE_HASHTABLE(pmuser_grants, 8);
+static DEFINE_RAW_SPINLOCK(pmuser_grants_lock);
+static u64 pmuser_grant_seq;		/* under pmuser_grants_lock */
+
+/* Under the RCU read lock or pmuser_grants_lock. */
+static struct pmuser_grant *pmuser_grant_lookup(const struct thread_info *ti)
+{
+	struct pmuser_grant *g;
+
+	hash_for_each_possible_rcu(pmuser_grants, g, node, (unsigned long)ti,
+				   lockdep_is_held(&pmuser_grants_lock))
+		if (g->ti == ti)
+			return g;
+	return NULL;
+}
+
+/* Gives this CPU's register the value for a thread that is granted or not. */
+static void pmuser_userenr_switch(bool granted)
+{
+	u32 want = granted ? this_cpu_read(pmuser_read_bits) : 0;
+
+	if (pmuser_hw_userenr_read() != want)
+		pmuser_hw_userenr_write(want);
+}
+
+/* The register as the thread running here is entitled to; interrupts or preemption off. */
+static void pmuser_userenr_refresh(void *unused)
+{
+	rcu_read_lock();
+	pmuser_userenr_switch(pmuser_grant_lookup(current_thread_info()));
+	rcu_read_unlock();
+}
+
+static void pmuser_userenr_close(void *unused)
+{
+	pmuser_hw_userenr_write(0);
+}
+
+static void pmuser_grants_free(struct list_head *dead)
+{
+	struct pmuser_grant *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, dead, dead)
+		kfree_rcu(g, rcu);
+}
+
+/* New threads of a thread with an inheriting grant are granted by the same GRANT. */
+static void pmuser_grant_copy(const struct thread_info *child)
+{
+	struct pmuser_grant *parent, *g;
+	unsigned long flags;
+
+	parent = pmuser_grant_lookup(current_thread_info());
+	if (!parent || !READ_ONCE(parent->inherit))
+		return;
+	g = kzalloc(sizeof(*g), GFP_NOWAIT | __GFP_NOWARN);
+	if (!g) {
+		pr_warn_ratelimited("pmuser: out of memory: a thread created by %s[%d] does not inherit its grant\n",
+				    current->comm, task_pid_nr(current));
+		return;
+	}
+	raw_spin_lock_irqsave(&pmuser_grants_lock, flags);
+	parent = pmuser_grant_lookup(current_thread_info());
+	if (parent && parent->inherit) {
+		g->ti = child;
+		g->file = parent->file;
+		g->origin = parent->origin;
+		g->inherit = true;
+		hash_add_rcu(pmuser_grants, &g->node, (unsigned long)child);
+		g = NULL;
+	}
+	raw_spin_unlock_irqrestore(&pmuser_grants_lock, flags);
+	kfree(g);
+}
+
+static void pmuser_grant_exit(const struct thread_info *ti)
+{
+	struct pmuser_grant *g;
+	unsigned long flags;
+
+	if (!pmuser_grant_lookup(ti))
+		return;
+	raw_spin_lock_irqsave(&pmuser_grants_lock, flags);
+	g = pmuser_grant_lookup(ti);
+	if (g)
+		hash_del_rcu(&g->node);
+	raw_spin_unlock_irqrestore(&pmuser_grants_lock, flags);
+	if (g)
+		kfree_rcu(g, rcu);
+}
+
+static int pmuser_thread_notify(struct notifier_block *nb, unsigned long cmd, void *data)
+{
+	const struct thread_info *ti = data;
+
+	switch (cmd) {
+	case THREAD_NOTIFY_SWITCH:
+		pmuser_userenr_switch(pmuser_grant_lookup(ti));
+		break;
+	case THREAD_NOTIFY_COPY:
+		pmuser_grant_copy(ti);
+		break;
+	case THREAD_NOTIFY_EXIT:
+		pmuser_grant_exit(ti);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pmuser_thread_nb = {
+	.notifier_call = pmuser_thread_notify,
+};
+
+/*
+ * Removes the entries made through file (all of them if origin is 0, else those of that
+ * GRANT), then lets every CPU drop access a removed thread running there still has.
+ */
+static void pmuser_grants_remove(struct file *file, u64 origin)
+{
+	struct pmuser_grant *g;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	unsigned int bkt;
+	LIST_HEAD(dead);
+
+	raw_spin_lock_irqsave(&pmuser_grants_lock, flags);
+	hash_for_each_safe(pmuser_grants, bkt, tmp, g, node) {
+		if ((file && g->file != file) || (origin && g->origin != origin))
+			continue;
+		hash_del_rcu(&g->node);
+		list_add(&g->dead, &dead);
+	}
+	raw_spin_unlock_irqrestore(&pmuser_grants_lock, flags);
+	if (list_empty(&dead))
+		return;
+	pmuser_grants_free(&dead);
+	on_each_cpu(pmuser_userenr_refresh, NULL, 1);
+}
+
 int pmuser_access_grant(struct file *file, u32 flags)
 {
-	return pmuser_mode == PMUSER_ACCESS_GLOBAL ? 0 : -EOPNOTSUPP;
+	struct pmuser_grant *g, *old;
+	unsigned long irqflags;
+	u32 bits;
+
+	if (pmuser_mode != PMUSER_ACCESS_PER_THREAD)
+		return 0;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&pmuser_grants_lock, irqflags);
+	old = pmuser_grant_lookup(current_thread_info());
+	if (old && old->own) {
+		/* Granted already, through this file or another. */
+		raw_spin_unlock_irqrestore(&pmuser_grants_lock, irqflags);
+		kfree(g);
+		return 0;
+	}
+	/* An inherited entry gives way to the thread's own grant. */
+	if (old)
+		hash_del_rcu(&old->node);
+	g->ti = current_thread_info();
+	g->file = file;
+	g->origin = ++pmuser_grant_seq;
+	g->own = true;
+	g->inherit = flags & PMUSER_ACCESS_PROCESS;
+	hash_add_rcu(pmuser_grants, &g->node, (unsigned long)g->ti);
+	raw_spin_unlock_irqrestore(&pmuser_grants_lock, irqflags);
+	if (old)
+		kfree_rcu(old, rcu);
+
+	preempt_disable();
+	pmuser_userenr_switch(true);
+	bits = this_cpu_read(pmuser_read_bits);
+	preempt_enable();
+	if (bits & PMUSER_USERENR_WRITES)
+		pr_warn_ratelimited("pmuser: %s[%d] granted: this PMU's user enable also lets it write every PMU register, other perf users' counters included\n",
+				    current->comm, task_pid_nr(current));
+	return 0;
 }
 
 int pmuser_access_revoke(struct file *file, u32 flags)
 {
-	return pmuser_mode == PMUSER_ACCESS_GLOBAL ? 0 : -EOPNOTSUPP;
+	struct pmuser_grant *g;
+	unsigned long irqflags;
+	u64 origin = 0;
+
+	if (pmuser_mode != PMUSER_ACCESS_PER_THREAD)
+		return 0;
+	raw_spin_lock_irqsave(&pmuser_grants_lock, irqflags);
+	g = pmuser_grant_lookup(current_thread_info());
+	if (g && g->own && g->file == file)
+		origin = g->origin;
+	raw_spin_unlock_irqrestore(&pmuser_grants_lock, irqflags);
+	if (!origin)
+		return -ENOENT;
+	/* Threads the grant was inherited by lose it too, as perf's inherited events go. */
+	pmuser_grants_remove(file, origin);
+	return 0;
 }
 
 void pmuser_access_release(struct file *file)
 {
+	if (pmuser_mode == PMUSER_ACCESS_PER_THREAD)
+		pmuser_grants_remove(file, 0);
 }
 
-/* Global mode: every thread may read whatever is counted, held or not (see README). */
+/*
+ * The register follows the mode whether counters are held or not: global mode lets every
+ * thread read whatever is counted, per-thread mode lets granted threads read.
+ */
 void pmuser_access_counters_gone(void)
 {
 }
 
 int pmuser_access_init(bool global)
 {
-	pmuser_mode = global ? PMUSER_ACCESS_GLOBAL : PMUSER_ACCESS_NONE;
-	if (global)
-		pr_warn("pmuser: global_access=1: every thread on every CPU can read the PMU, including counts of other users' events\n");
-	return 0;
+	u32 bits, writes;
+
+	preempt_disable();
+	bits = pmuser_hw_userenr_read_bits();
+	preempt_enable();
+	writes = bits & PMUSER_USERENR_WRITES;
+	/*
+	 * perf's arm_pmuv3 driver (32-bit too from 6.4, where configured) rewrites the register
+	 * whenever it starts the PMU, for its own rdpmc users only.
+	 */
+	if (IS_ENABLED(CONFIG_ARM_PMUV3) && !writes)
+		pr_warn("pmuser: perf's PMUv3 driver rewrites the user-enable register when it starts the PMU: inline reads may trap until the thread next switches in (untested)\n");
+	if (global) {
+		pmuser_mode = PMUSER_ACCESS_GLOBAL;
+		pr_warn("pmuser: global_access=1: every thread on every CPU can read the PMU, including counts of other users' events%s\n",
+			writes ? ", and write it: stop, reset or reprogram any counter" : "");
+		return 0;
+	}
+	pmuser_mode = PMUSER_ACCESS_PER_THREAD;
+	return thread_register_notifier(&pmuser_thread_nb);
 }
 
 void pmuser_access_exit(void)
 {
+	if (pmuser_mode == PMUSER_ACCESS_PER_THREAD) {
+		/* Returns once no CPU runs the notifier any more. */
+		thread_unregister_notifier(&pmuser_thread_nb);
+		/* Closing each file removed its grants; this frees any still here. */
+		pmuser_grants_remove(NULL, 0);
+	}
+	on_each_cpu(pmuser_userenr_close, NULL, 1);
 }
 
 #endif

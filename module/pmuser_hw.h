@@ -32,6 +32,8 @@
 #define PMUSER_CYCLE_BITS	64
 /* EL0 may read event counters (ER) and the cycle counter (CR), as perf grants them. */
 #define PMUSER_USERENR_READ	(BIT(3) | BIT(2))
+/* perf never sets EN, so EL0 never writes the PMU. */
+#define PMUSER_USERENR_WRITES	0
 #define PMUSER_HAS_SWINC	1
 #define PMUSER_HAS_MODE_FILTER	1
 
@@ -67,6 +69,11 @@ static inline u32 pmuser_hw_userenr_read(void)
 	return read_sysreg(pmuserenr_el0);
 }
 
+static inline u32 pmuser_hw_userenr_read_bits(void)
+{
+	return PMUSER_USERENR_READ;
+}
+
 static inline void pmuser_hw_userenr_write(u32 val)
 {
 	write_sysreg(val, pmuserenr_el0);
@@ -82,8 +89,13 @@ static inline void pmuser_hw_swinc(u32 mask)
 
 #define PMUSER_ARCH		PMUSER_ARCH_ARMV7
 #define PMUSER_CYCLE_BITS	32
-/* EN: full EL0 access, needed for PMSELR writes on ARMv7 and for PMSWINC. */
-#define PMUSER_USERENR_READ	BIT(0)
+/*
+ * PMUv2 (ARMv7) has only EN: user space may then read, and also write, every PMU register.
+ * PMUv3 in AArch32 adds ER (PMSELR and event counter reads) and CR (cycle counter reads).
+ */
+#define PMUSER_USERENR_EN	BIT(0)
+#define PMUSER_USERENR_V3_READ	(BIT(3) | BIT(2))
+#define PMUSER_USERENR_WRITES	PMUSER_USERENR_EN
 #define PMUSER_HAS_SWINC	1
 #define PMUSER_HAS_MODE_FILTER	1
 
@@ -119,6 +131,14 @@ static inline u32 pmuser_hw_userenr_read(void)
 	return pmuser_cp15_read(c9, 0, c14, 0);
 }
 
+/* The fewest bits that let user space read this CPU's counters. */
+static inline u32 pmuser_hw_userenr_read_bits(void)
+{
+	u32 v = pmuser_hw_pmu_version();
+
+	return v >= 3 && v != 0xf ? PMUSER_USERENR_V3_READ : PMUSER_USERENR_EN;
+}
+
 static inline void pmuser_hw_userenr_write(u32 val)
 {
 	pmuser_cp15_write(c9, 0, c14, 0, val);
@@ -134,8 +154,12 @@ static inline void pmuser_hw_swinc(u32 mask)
 
 #define PMUSER_ARCH		PMUSER_ARCH_ARMV6_1176
 #define PMUSER_CYCLE_BITS	32
-/* V bit of the Secure User and Non-secure Access Validation Control register. */
+/*
+ * V bit of the Secure User and Non-secure Access Validation Control register: user space may
+ * then read and write every c15 PMU register.
+ */
 #define PMUSER_USERENR_READ	BIT(0)
+#define PMUSER_USERENR_WRITES	PMUSER_USERENR_READ
 #define PMUSER_HAS_SWINC	0
 #define PMUSER_HAS_MODE_FILTER	0
 
@@ -162,6 +186,11 @@ static inline bool pmuser_hw_read_pmceid(u64 pmceid[2])
 static inline u32 pmuser_hw_userenr_read(void)
 {
 	return pmuser_cp15_read(c15, 0, c9, 0);
+}
+
+static inline u32 pmuser_hw_userenr_read_bits(void)
+{
+	return PMUSER_USERENR_READ;
 }
 
 static inline void pmuser_hw_userenr_write(u32 val)

@@ -29,7 +29,7 @@
 static bool global_access;
 module_param(global_access, bool, 0444);
 MODULE_PARM_DESC(global_access,
-		 "32-bit ARM only: let every thread read the PMU (exposes other users' counts)");
+		 "32-bit ARM only: let every thread use the PMU instead of granted threads only (exposes, and on ARMv7 PMUv2/ARM1176 lets anyone change, other users' counts)");
 
 static int group = -1;
 module_param(group, int, 0444);
@@ -106,6 +106,7 @@ static int pmuser_ioctl_info(void __user *uarg)
 			      PMUSER_VERSION_PATCH;
 	info.arch = PMUSER_ARCH;
 	info.access_mode = pmuser_access_mode();
+	info.access_flags = pmuser_access_info_flags();
 	info.nr_cpus = nr_cpu_ids;
 	pmuser_counters_fill_info(&info);
 	return pmuser_copy_out(uarg, &info, sizeof(info), usize);

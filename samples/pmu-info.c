@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static const char *access_name(uint32_t mode)
 	switch (mode) {
 	case PMUSER_ACCESS_PER_THREAD: return "per-thread (granted threads only)";
 	case PMUSER_ACCESS_GLOBAL: return "global (every thread; module parameter global_access=1)";
-	case PMUSER_ACCESS_NONE: return "none (no per-thread switch on this kernel; load with global_access=1)";
+	case PMUSER_ACCESS_NONE: return "none (a module without per-thread access on this kernel; load with global_access=1)";
 	default: return "unknown";
 	}
 }
@@ -230,6 +231,9 @@ int main(int argc, char **argv)
 	       info.module_version & 0xff, info.abi_version, PMUSER_ABI_VERSION);
 	printf("reads:    %s\n", arch_name(info.arch));
 	printf("access:   %s\n", access_name(info.access_mode));
+	if (info.size > offsetof(struct pmuser_info, access_flags) &&
+	    (info.access_flags & PMUSER_INFO_USER_WRITES))
+		printf("          access also lets user space write the PMU (stop, reset or reprogram any counter): this PMU has no read-only user enable\n");
 	printf("held:     %u event counter(s)%s\n", info.nr_events,
 	       info.cycles_held ? " + cycle counter" : "");
 	for (cpu = 0; cpu < info.nr_cpus; cpu++) {

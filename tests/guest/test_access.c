@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Who may read inline. arm64 (per-thread mode): a granted thread reads while an ungranted
- * sibling of the same process traps, on the same CPU and alternating with it as well as on the
- * other CPU; revoking closes access again; PMUSER_ACCESS_PROCESS extends the grant to the
- * threads and processes the granting thread creates afterwards, never to those that existed
- * before. 32-bit (global mode): every thread reads, granted or not.
+ * Who may read inline, in per-thread mode (every target's default): a granted thread reads
+ * while an ungranted sibling of the same process traps, on the same CPU and alternating with
+ * it as well as on the other CPU, and so does a process forked before the grant; revoking
+ * closes access again; PMUSER_ACCESS_PROCESS extends the grant to the threads and processes
+ * the granting thread creates afterwards, never to those that existed before, and an
+ * inheriting thread's exit leaves nothing readable. INFO says whether access also lets user
+ * space write the PMU, and on ARMv7 PMUv2 a granted thread does write it. Global mode
+ * (32-bit, global_access=1) is tested by test_unload, which reloads the module.
  */
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -16,6 +19,7 @@
 
 #define ACCESS_READS	2000
 
+#if defined(__aarch64__)
 /* Whether the running kernel is older than major.minor. */
 static int kernel_older_than(int major, int minor)
 {
@@ -26,6 +30,7 @@ static int kernel_older_than(int major, int minor)
 		return 0;
 	return ma < major || (ma == major && mi < minor);
 }
+#endif
 
 struct access_thread {
 	pthread_t thread;
@@ -109,6 +114,72 @@ FIXTURE_TEARDOWN(access)
 			SKIP(return, "access mode %u: no per-thread grants on this kernel (global mode is tested instead)", \
 			     self->info.access_mode);			\
 	} while (0)
+
+static int revoke_errno;
+
+static void *revoke_main(void *arg)
+{
+	revoke_errno = pmuser_device_revoke(*(int *)arg, 0);
+	return NULL;
+}
+
+/* This CPU's user-enable register as the module reads it, from the calling thread. */
+static uint32_t user_enable_here(int fd)
+{
+	struct pmuser_cpu_info ci;
+
+	if (pmuser_device_cpu_info(fd, 0, &ci))
+		return 0xdeadbeef;
+	return ci.user_enable;
+}
+
+/*
+ * The grant ABI without reading a counter (so it runs on QEMU's ARM1176 too): the register of
+ * the granted thread's CPU, as the module reads it from that thread, holds the read bits only
+ * while the grant lasts; GRANT is idempotent; only the granting thread revokes its grant.
+ */
+TEST_F(access, grant_and_revoke_switch_the_user_enable)
+{
+	struct pmuser_access acc = { .size = sizeof(acc), .flags = PMUSER_ACCESS_PROCESS };
+	struct pmuser_cpu_info ci;
+	uint32_t want, granted;
+	pthread_t t;
+
+	if (self->info.access_mode != PMUSER_ACCESS_PER_THREAD)
+		SKIP(return, "access mode %u is not per-thread", self->info.access_mode);
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+#if defined(__aarch64__)
+	want = 0xc;			/* ER | CR, set by perf */
+#elif defined(PMUSER_FAST_V6)
+	want = 1;			/* V */
+#else
+	want = ci.pmu_version >= 3 && ci.pmu_version != 0xf ? 0xc : 1;	/* ER | CR, or EN */
+#endif
+	EXPECT_EQ(0, user_enable_here(self->fd));
+	ASSERT_EQ(0, ioctl(self->fd, PMUSER_IOC_GRANT, &acc));
+	EXPECT_EQ(PMUSER_ACCESS_PER_THREAD, acc.access_mode);
+	granted = user_enable_here(self->fd);
+#if defined(PMUSER_FAST_V6)
+	/* QEMU's ARM1176 implements the c15 registers as reads of zero. */
+	if (granted == 0 && !counters_move()) {
+		TH_LOG("user enable reads 0 while granted: QEMU's ARM1176 has no c15 registers");
+	} else {
+		EXPECT_EQ(want, granted);
+	}
+#else
+	EXPECT_EQ(want, granted);
+#endif
+	acc.access_mode = 0;
+	EXPECT_EQ(0, ioctl(self->fd, PMUSER_IOC_GRANT, &acc));
+	ASSERT_EQ(0, pthread_create(&t, NULL, revoke_main, &self->fd));
+	pthread_join(t, NULL);
+	EXPECT_EQ(-ENOENT, revoke_errno) TH_LOG("another thread revoked this thread's grant");
+	EXPECT_EQ(granted, user_enable_here(self->fd));
+	EXPECT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	EXPECT_EQ(0, user_enable_here(self->fd));
+	EXPECT_EQ(-ENOENT, pmuser_device_revoke(self->fd, 0));
+}
 
 /* The main thread is not granted: it traps like any thread without the module. */
 TEST_F(access, ungranted_thread_traps)
@@ -340,41 +411,185 @@ TEST_F(access, thread_closing_its_own_file_leaves_nothing_readable)
 	}
 }
 
-/* The same for a thread that inherited a PMUSER_ACCESS_PROCESS grant. */
+/*
+ * The same for a thread that inherited a PMUSER_ACCESS_PROCESS grant. The granter keeps its
+ * grant until the ungranted thread after the child has read (it waits on hold).
+ */
 static void *process_exit_main(void *arg)
 {
 	struct access_thread *t = arg, child;
 
-	/* The granter stays off the child's CPU, so only the child's exit can close it. */
-	t->grant_ret = pmuser_thread_pin(t->cpu ? 0 : 1);
+	/* With two CPUs the granter stays off the child's, so only the child's exit closes it. */
+	t->grant_ret = pmuser_thread_pin(sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 : !t->cpu);
 	if (!t->grant_ret)
 		t->grant_ret = pmuser_device_grant(t->fd, PMUSER_ACCESS_PROCESS);
 	if (!t->grant_ret) {
 		access_start(&child, t->fd, t->hw, t->cpu, 0, NULL);
 		pthread_join(child.thread, NULL);
 		t->traps = child.traps;
-		pmuser_device_revoke(t->fd, 0);
 	}
+	*t->go = 1;
+	while (!*t->hold)
+		usleep(1000);
+	if (!t->grant_ret)
+		pmuser_device_revoke(t->fd, 0);
 	return NULL;
 }
 
 TEST_F(access, exited_inheriting_thread_leaves_nothing_readable)
 {
 	struct access_thread granter = { .fd = self->fd, .hw = self->hw }, after;
+	volatile int child_done = 0, after_done = 0;
 
 	REQUIRE_PER_THREAD();
+#if defined(__aarch64__)
 	if (self->ncpus < 2)
 		SKIP(return, "needs two CPUs");
 	if (kernel_older_than(6, 2))
 		SKIP(return, "known gap before Linux 6.2 (README, Limits): perf leaves the PMU alone when an inheriting thread exits");
 	granter.cpu = 1;
+#else
+	/* One CPU: the granter, still granted, shares it and sleeps while the others run. */
+	granter.cpu = self->ncpus > 1 ? 1 : 0;
+#endif
+	granter.go = &child_done;
+	granter.hold = &after_done;
 	ASSERT_EQ(0, pthread_create(&granter.thread, NULL, process_exit_main, &granter));
+	while (!child_done)
+		usleep(1000);
+	access_start(&after, self->fd, self->hw, granter.cpu, 0, NULL);
+	pthread_join(after.thread, NULL);
+	after_done = 1;
 	pthread_join(granter.thread, NULL);
 	ASSERT_EQ(0, granter.grant_ret);
 	EXPECT_EQ(0, granter.traps);
-	access_start(&after, self->fd, self->hw, granter.cpu, 0, NULL);
-	pthread_join(after.thread, NULL);
 	EXPECT_EQ(2 * ACCESS_READS, after.traps);
+}
+
+/* A process forked before the grant is not covered, PMUSER_ACCESS_PROCESS or not. */
+TEST_F(access, process_forked_before_the_grant_traps)
+{
+	int go_pipe[2], status_pipe[2], st;
+	unsigned char c = 0;
+	pid_t pid;
+
+	REQUIRE_PER_THREAD();
+	ASSERT_EQ(0, pipe(go_pipe));
+	ASSERT_EQ(0, pipe(status_pipe));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		unsigned int i, traps = 0;
+
+		if (read(go_pipe[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < ACCESS_READS; i++)
+			traps += read_traps(self->hw) + read_traps(PMUSER_HW_CYCLE);
+		c = traps == 2 * ACCESS_READS;
+		_exit(write(status_pipe[1], &c, 1) == 1 ? 0 : 2);
+	}
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
+	EXPECT_FALSE(read_traps(self->hw));
+	ASSERT_EQ(1, write(go_pipe[1], &c, 1));
+	ASSERT_EQ(1, read(status_pipe[0], &c, 1));
+	EXPECT_EQ(1, c) TH_LOG("a process forked before the grant read a counter");
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+}
+
+/*
+ * INFO says whether the enable that grants reads also lets user space write the PMU: on
+ * ARMv7 PMUv2 (QEMU's Cortex-A15) and the ARM1176 it does, and a granted thread's software
+ * increments (a PMU write) then count; AArch64 grants reads only and the write traps.
+ */
+TEST_F(access, info_says_whether_granted_threads_can_write)
+{
+	static const uint32_t ev[] = { EV_SW_INCR };
+	struct pmuser_cpu_info ci;
+	unsigned int traps = 0, i;
+	uint64_t a, b;
+
+	ASSERT_EQ(sizeof(self->info), self->info.size);
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+#if defined(__aarch64__)
+	EXPECT_EQ(0, self->info.access_flags);
+#elif defined(PMUSER_FAST_V6)
+	EXPECT_EQ(PMUSER_INFO_USER_WRITES, self->info.access_flags);
+#else
+	EXPECT_EQ(ci.pmu_version >= 3 && ci.pmu_version != 0xf ? 0 : PMUSER_INFO_USER_WRITES,
+		  self->info.access_flags);
+#endif
+	TH_LOG("PMU version %u: access_flags %#x", ci.pmu_version, self->info.access_flags);
+	REQUIRE_PER_THREAD();
+#if defined(PMUSER_FAST_V6)
+	SKIP(return, "the ARM1176 has no software increment to write");
+#endif
+	config_events(&self->cfg, 0, ev, 1);
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
+	self->hw = self->cfg.events[0].hw_counter;
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	a = pmuser_counter_read_serial(self->hw);
+	for (i = 0; i < 10; i++) {
+		unsigned long before = sigill_count;
+
+#if defined(__aarch64__)
+		__asm__ __volatile__("msr pmswinc_el0, %0" : : "r"((uint64_t)1 << self->hw));
+#elif defined(__arm__)
+		__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 4" : : "r"(1u << self->hw));
+#endif
+		traps += sigill_count != before;
+	}
+	b = pmuser_counter_read_serial(self->hw);
+	if (self->info.access_flags & PMUSER_INFO_USER_WRITES) {
+		EXPECT_EQ(0, traps);
+		EXPECT_EQ(10, (uint32_t)(b - a));
+	} else {
+		EXPECT_EQ(10, traps);
+		EXPECT_EQ(0, (uint32_t)(b - a));
+	}
+}
+
+struct inherited_reader {
+	unsigned int hw;
+	volatile int phase;	/* 0: read; 1: wait; 2: read again; 3: done */
+	unsigned long traps_granted, traps_revoked;
+};
+
+static void *inherited_reader_main(void *arg)
+{
+	struct inherited_reader *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < ACCESS_READS; i++)
+		r->traps_granted += read_traps(r->hw);
+	r->phase = 1;
+	while (r->phase == 1)
+		usleep(1000);
+	for (i = 0; i < ACCESS_READS; i++)
+		r->traps_revoked += read_traps(r->hw);
+	r->phase = 3;
+	return NULL;
+}
+
+/* Revoking a PMUSER_ACCESS_PROCESS grant ends it for the threads that inherited it too. */
+TEST_F(access, revoke_ends_inherited_access)
+{
+	struct inherited_reader r = { .hw = self->hw };
+	pthread_t t;
+
+	REQUIRE_PER_THREAD();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, pthread_create(&t, NULL, inherited_reader_main, &r));
+	while (r.phase != 1)
+		usleep(1000);
+	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	r.phase = 2;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, r.traps_granted);
+	EXPECT_EQ(ACCESS_READS, r.traps_revoked);
+	EXPECT_TRUE(read_traps(self->hw));
 }
 
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
@@ -390,35 +605,13 @@ TEST_F(access, thread_grant_is_not_inherited)
 	EXPECT_EQ(2 * ACCESS_READS, child.traps);
 }
 
-/* 32-bit global mode: no grant needed, every thread reads on every CPU. */
-TEST_F(access, global_mode_every_thread_reads)
-{
-	struct access_thread t[2];
-	struct pmuser_access acc = { .size = sizeof(acc) };
-	int i;
-
-	if (self->info.access_mode != PMUSER_ACCESS_GLOBAL)
-		SKIP(return, "access mode %u is not global", self->info.access_mode);
-	REQUIRE_COUNTING();
-	EXPECT_FALSE(read_traps(self->hw));
-	for (i = 0; i < 2; i++)
-		access_start(&t[i], self->fd, self->hw, i % self->ncpus, 0, NULL);
-	for (i = 0; i < 2; i++) {
-		pthread_join(t[i].thread, NULL);
-		EXPECT_EQ(0, t[i].traps);
-	}
-	/* Grant and revoke succeed and change nothing. */
-	ASSERT_EQ(0, ioctl(self->fd, PMUSER_IOC_GRANT, &acc));
-	EXPECT_EQ(PMUSER_ACCESS_GLOBAL, acc.access_mode);
-	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
-	EXPECT_FALSE(read_traps(self->hw));
-}
-
 struct detached_grant {
 	int fd;
+	unsigned int hw;
 	volatile int granted;
 	volatile int closed;
 	int grant_ret;
+	int traps_granted, traps_closed;
 };
 
 static void *detached_grant_main(void *arg)
@@ -426,15 +619,18 @@ static void *detached_grant_main(void *arg)
 	struct detached_grant *d = arg;
 
 	d->grant_ret = pmuser_device_grant(d->fd, 0);
+	d->traps_granted = read_traps(d->hw);
 	d->granted = 1;
 	while (!d->closed)
 		usleep(1000);
+	d->traps_closed = read_traps(d->hw);
 	return NULL;
 }
 
 /*
- * The file is closed by another thread while the granted thread lives on: pmuser keeps what
- * it needs until that thread exits, then lets the module go.
+ * The file is closed by another thread while the granted thread lives on: the grant ends
+ * with the file. arm64 keeps the module until that thread exits (its exit hook lives in the
+ * module); 32-bit has nothing per thread in the module and lets it go at once.
  */
 TEST_F(access, grant_outlives_its_file_until_the_thread_exits)
 {
@@ -445,18 +641,27 @@ TEST_F(access, grant_outlives_its_file_until_the_thread_exits)
 
 	REQUIRE_PER_THREAD();
 	d.fd = self->fd;
+	d.hw = self->hw;
 	ASSERT_EQ(0, pthread_create(&t, NULL, detached_grant_main, &d));
 	while (!d.granted)
 		usleep(1000);
 	ASSERT_EQ(0, d.grant_ret);
+	EXPECT_EQ(0, d.traps_granted);
 	close(self->fd);
 	self->fd = -1;
+#if defined(__aarch64__)
 	/* The granted thread still runs: the module must stay. */
 	st = system("rmmod pmuser 2>/dev/null");
 	EXPECT_NE(0, st);
 	d.closed = 1;
 	pthread_join(t, NULL);
+	EXPECT_EQ(1, d.traps_closed);
 	usleep(100000);
+#else
+	d.closed = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, d.traps_closed);
+#endif
 	st = system("rmmod pmuser");
 	ASSERT_EQ(0, st);
 	snprintf(cmd, sizeof(cmd), "insmod /lib/modules/pmuser.ko %s",

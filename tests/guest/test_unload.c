@@ -5,8 +5,9 @@
  * open file holds a module reference); once the fd is closed unloading succeeds under the still
  * running readers, after which an inline read traps on every CPU. After the last unload the
  * probe module shows the user-enable register 0 on every CPU and perf counts a known loop
- * exactly. The 32-bit guests also load pmuser with global_access=0 (mode NONE) and check that
- * inline reads trap. pmuser is loaded again at the end, as the suite runner expects.
+ * exactly. The 32-bit guests also load pmuser with global_access=1 and check that every
+ * thread reads without a grant, and that unloading closes access again. pmuser is loaded again
+ * at the end, as the suite runner expects.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -217,7 +218,10 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 		 */
 		EXPECT_EQ(-EWOULDBLOCK, unload("pmuser")) TH_LOG("cycle %u", cycle);
 #else
-		/* Global mode reads until the module goes: unload under the live readers. */
+		/*
+		 * The grants ended with the file and nothing per thread lives in the module:
+		 * it unloads at once, under the still running readers.
+		 */
 		ASSERT_EQ(0, unload("pmuser")) TH_LOG("cycle %u", cycle);
 #endif
 		for (i = 0; i < self->ncpus; i++)
@@ -283,27 +287,80 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 }
 
 #if !defined(__aarch64__)
-/* global_access=0 on 32-bit: mode NONE, nobody reads, grants are refused. */
-TEST_F(unload, global_access_off_means_no_reads)
+/* Global mode readers: started without a grant, they read until told to stop. */
+static void *global_reader_main(void *arg)
+{
+	struct unload_reader *r = arg;
+
+	while (r->phase == 0) {
+		r->traps_before += read_traps(r->hw);
+		r->exact++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+/*
+ * global_access=1 on 32-bit: an explicit opt-in, logged at load. Every thread reads without a
+ * grant, GRANT and REVOKE succeed and change nothing, and unloading closes access again.
+ * global_access=0 is the default, per-thread mode.
+ */
+TEST_F(unload, global_access_lets_every_thread_read)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_access acc = { .size = sizeof(acc) };
+	struct pmuser_cpu_info ci;
 	struct pmuser_config cfg;
 	struct pmuser_info info;
-	int fd;
+	struct unload_reader r[2];
+	int fd, i;
 
 	ASSERT_EQ(0, unload("pmuser"));
 	ASSERT_EQ(0, load(MODULE_PATH, "global_access=0"));
 	fd = pmuser_device_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pmuser_device_info(fd, &info));
-	EXPECT_EQ(PMUSER_ACCESS_NONE, info.access_mode);
+	EXPECT_EQ(PMUSER_ACCESS_PER_THREAD, info.access_mode);
+	close(fd);
+	ASSERT_EQ(0, unload("pmuser"));
+
+	ASSERT_EQ(0, load(MODULE_PATH, "global_access=1"));
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_info(fd, &info));
+	EXPECT_EQ(PMUSER_ACCESS_GLOBAL, info.access_mode);
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	/* Only PMUv3 has read-only enables; ARMv7 PMUv2 and the ARM1176 (version 0) do not. */
+	EXPECT_EQ(ci.pmu_version >= 3 && ci.pmu_version != 0xf ? 0 : PMUSER_INFO_USER_WRITES,
+		  info.access_flags);
 	config_events(&cfg, 1, ev, 1);
 	ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
-	EXPECT_EQ(-EOPNOTSUPP, pmuser_device_grant(fd, 0));
-	EXPECT_TRUE(read_traps(cfg.events[0].hw_counter));
-	EXPECT_TRUE(read_traps(PMUSER_HW_CYCLE));
+	ASSERT_EQ(0, ioctl(fd, PMUSER_IOC_GRANT, &acc));
+	EXPECT_EQ(PMUSER_ACCESS_GLOBAL, acc.access_mode);
+	EXPECT_EQ(0, pmuser_device_revoke(fd, 0));
+	if (counters_move()) {
+		EXPECT_FALSE(read_traps(cfg.events[0].hw_counter));
+		EXPECT_FALSE(read_traps(PMUSER_HW_CYCLE));
+		memset(r, 0, sizeof(r));
+		for (i = 0; i < 2; i++) {
+			r[i].hw = i ? PMUSER_HW_CYCLE : cfg.events[0].hw_counter;
+			ASSERT_EQ(0, pthread_create(&r[i].thread, NULL, global_reader_main, &r[i]));
+		}
+		for (i = 0; i < 2; i++)
+			while (r[i].exact < 100)
+				usleep(1000);
+		for (i = 0; i < 2; i++) {
+			r[i].phase = 1;
+			pthread_join(r[i].thread, NULL);
+			EXPECT_EQ(0, r[i].traps_before) TH_LOG("thread %d trapped in global mode", i);
+		}
+	} else {
+		TH_LOG("reads not checked: the cycle counter cannot be read or does not move (QEMU's ARM1176 has no counters)");
+	}
 	close(fd);
 	EXPECT_EQ(0, unload("pmuser"));
+	EXPECT_TRUE(read_traps(cfg.events[0].hw_counter));
+	EXPECT_TRUE(read_traps(PMUSER_HW_CYCLE));
 }
 #else
 /* arm64 grants per thread: global access is refused at load. */

@@ -39,11 +39,23 @@ enum pmuser_arch {
 enum pmuser_access_mode {
 	/* Only threads granted with PMUSER_IOC_GRANT read counters; others trap. */
 	PMUSER_ACCESS_PER_THREAD = 1,
-	/* Module parameter global_access=1: every thread on every CPU may read. */
+	/*
+	 * Module parameter global_access=1 (32-bit ARM): every thread on every CPU may read, and
+	 * where access_flags has PMUSER_INFO_USER_WRITES also write.
+	 */
 	PMUSER_ACCESS_GLOBAL = 2,
-	/* Per-thread access is impossible on this kernel and global_access=0: nobody reads. */
+	/* Nobody reads: older modules on 32-bit ARM, loaded without global_access=1. */
 	PMUSER_ACCESS_NONE = 3,
 };
+
+/* pmuser_info.access_flags */
+/*
+ * The user-enable bit that lets a thread read the counters also lets it write every PMU
+ * register (ARMv7 PMUv2, ARM1176): a thread with access can stop, reset or reprogram any
+ * counter on its CPU, other perf users' included. Clear where the PMU has read-only enables
+ * (AArch64, PMUv3 in AArch32).
+ */
+#define PMUSER_INFO_USER_WRITES	0x1
 
 /* PMUSER_IOC_INFO: module-wide facts. */
 struct pmuser_info {
@@ -61,6 +73,8 @@ struct pmuser_info {
 	/* out: bytes to mmap() for the counter page, and each CPU's offset step in it */
 	__u32 page_size;
 	__u32 page_cpu_stride;
+	__u32 access_flags;		/* out: PMUSER_INFO_* */
+	__u32 reserved2;		/* out: 0 */
 };
 
 #define PMUSER_INFO_SIZE_VER0		168
