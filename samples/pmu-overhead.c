@@ -71,19 +71,36 @@ static __attribute__((noinline)) void read_loop(read_fn fn, void *ctx, unsigned 
 		fn(ctx);
 }
 
-/* Per counter, the smallest delta of runs loops of n calls to fn. */
+/* Runs a flagged region may take the place of, in all, before the tool gives up. */
+#define FLAGGED_MAX	64
+
+/*
+ * Per counter, the smallest delta of runs loops of n calls to fn. Regions the library flags
+ * (perf multiplexed, reloaded or moved a counter meanwhile) are dropped and run again; when
+ * too many are, the tool stops with that cause rather than print what it did not measure.
+ */
 static void measure_loop(struct wl_harness *h, read_fn fn, void *ctx, unsigned long n,
 			 unsigned int runs, int64_t best[])
 {
 	struct pmuser_region r;
-	unsigned int i, k;
+	unsigned int i, k, flagged = 0;
 
 	for (i = 0; i < h->nr; i++)
 		best[i] = INT64_MAX;
-	for (k = 0; k < runs; k++) {
+	for (k = 0; k < runs;) {
 		pmuser_region_start(h->c, &r);
 		read_loop(fn, ctx, n);
 		pmuser_region_stop(h->c, &r);
+		if (!r.valid) {
+			if (++flagged > FLAGGED_MAX) {
+				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: perf is multiplexing or restarting the counters (%s backend); nothing measured\n",
+					flagged, flagged + k,
+					pmuser_backend_name(pmuser_counters_backend(h->c)));
+				exit(1);
+			}
+			continue;
+		}
+		k++;
 		for (i = 0; i < h->nr; i++)
 			if (r.delta[i] < best[i])
 				best[i] = r.delta[i];
