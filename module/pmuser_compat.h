@@ -52,14 +52,18 @@ static inline void pmuser_compat_vm_flags_clear(struct vm_area_struct *vma, unsi
 }
 
 /*
- * Kernel-mode counting follows perf's rule: 6.12 exports perf's own check (perf_event_paranoid
- * and the LSM hook); before it, only CAP_PERFMON (or CAP_SYS_ADMIN) allows it, which is never
- * more than perf would allow.
+ * Kernel-mode counting follows perf's rule: where perf exports its own check (perf_event_paranoid
+ * and the LSM hook; Kbuild finds which form the headers declare) pmuser asks it; elsewhere only
+ * CAP_PERFMON (or CAP_SYS_ADMIN) allows it, which is never more than perf would allow.
  */
 static inline int pmuser_compat_allow_kernel(void)
 {
-#if PMUSER_KERNEL_AT_LEAST(6, 12)
+#if defined(PMUSER_PERF_ALLOW_KERNEL) && PMUSER_PERF_ALLOW_KERNEL == 1
 	return perf_allow_kernel();
+#elif defined(PMUSER_PERF_ALLOW_KERNEL) && PMUSER_PERF_ALLOW_KERNEL == 2
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+
+	return perf_allow_kernel(&attr);
 #else
 	return perfmon_capable() ? 0 : -EACCES;
 #endif
