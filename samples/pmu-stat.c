@@ -21,16 +21,22 @@
 
 #include "stat.h"
 
-static int write_file(const char *path, const char *what, int (*writer)(FILE *, void *),
-		      void *arg)
+/* Opens an output before anything runs: NULL with the reason said if it cannot be written. */
+static FILE *open_file(const char *path, const char *what)
 {
 	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "pmu-stat: %s %s: %s\n", what, path, strerror(errno));
+	return f;
+}
+
+/* Writes into f (from open_file()) and closes it. */
+static int write_file(FILE *f, const char *path, const char *what,
+		      int (*writer)(FILE *, void *), void *arg)
+{
 	int ret;
 
-	if (!f) {
-		fprintf(stderr, "pmu-stat: %s %s: %s\n", what, path, strerror(errno));
-		return -errno;
-	}
 	ret = writer(f, arg);
 	if (fclose(f) && !ret)
 		ret = -EIO;
@@ -80,7 +86,8 @@ int main(int argc, char **argv)
 {
 	struct run *x = calloc(1, sizeof(*x));
 	char err[600], path[4096];
-	int ret, code;
+	FILE *out[3] = { NULL, NULL, NULL };	/* report, periods, plot */
+	int ret, code, i;
 
 	if (!x) {
 		fprintf(stderr, "pmu-stat: out of memory\n");
@@ -110,8 +117,20 @@ int main(int argc, char **argv)
 			ret == -ENOENT ? "command not found" : "not executable");
 		return ret == -ENOENT ? STAT_EXIT_NOTFOUND : STAT_EXIT_NOEXEC;
 	}
+	/* Every output is opened before the command runs: a bad path costs no run. */
+	if ((x->o.output && !(out[0] = open_file(x->o.output, "report"))) ||
+	    (x->o.periods_file && !(out[1] = open_file(x->o.periods_file, "period file"))) ||
+	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot")))) {
+		for (i = 0; i < 3; i++)
+			if (out[i])
+				fclose(out[i]);
+		return STAT_EXIT_USAGE;
+	}
 	ret = stat_measure(&x->o, &x->s, &x->sys, &x->r, err, sizeof(err));
 	if (ret) {
+		for (i = 0; i < 3; i++)
+			if (out[i])
+				fclose(out[i]);
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		if (x->r.exec_errno)
 			return x->r.exec_errno == ENOENT ? STAT_EXIT_NOTFOUND : STAT_EXIT_NOEXEC;
@@ -119,14 +138,14 @@ int main(int argc, char **argv)
 		return x->r.elapsed_ns ? stat_exit_code(x->r.wait_status) : STAT_EXIT_SETUP;
 	}
 	code = stat_exit_code(x->r.wait_status);
-	if (x->o.output)
-		ret = write_file(x->o.output, "report", write_report, x);
+	if (out[0])
+		ret = write_file(out[0], x->o.output, "report", write_report, x);
 	else
 		ret = write_report(stderr, x);
-	if (!ret && x->o.periods_file)
-		ret = write_file(x->o.periods_file, "period file", write_periods, x);
-	if (!ret && x->o.plot_file)
-		ret = write_file(x->o.plot_file, "plot", write_plot, x);
+	if (out[1])
+		ret |= write_file(out[1], x->o.periods_file, "period file", write_periods, x);
+	if (out[2])
+		ret |= write_file(out[2], x->o.plot_file, "plot", write_plot, x);
 	stat_periods_free(&x->r.periods);
 	free(x);
 	/* The workload's status wins; a report that could not be written is a failure of ours. */

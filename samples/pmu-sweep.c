@@ -237,17 +237,22 @@ static void print_tiers_json(FILE *f, const struct tiers_result *r, bool ok)
 		fprintf(f, "null");
 }
 
-static int write_svg(const char *path, const struct tiers_point *pts, size_t n, const char *unit,
-		     const struct tiers_result *res, const char *title)
+/* Opens --svg's file: NULL with the reason said when it cannot be written. */
+static FILE *open_svg(const char *path)
 {
 	FILE *f = fopen(path, "w");
-	int ret;
 
-	if (!f) {
-		fprintf(stderr, TOOL ": %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	ret = lat_svg_write(f, pts, n, unit, res, title);
+	if (!f)
+		fprintf(stderr, TOOL ": --svg %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+/* Writes the plot into f (opened by open_svg()) and closes it. */
+static int write_svg(FILE *f, const char *path, const struct tiers_point *pts, size_t n,
+		     const char *unit, const struct tiers_result *res, const char *title)
+{
+	int ret = lat_svg_write(f, pts, n, unit, res, title);
+
 	if (fclose(f) || ret) {
 		fprintf(stderr, TOOL ": writing %s failed\n", path);
 		return -EIO;
@@ -308,8 +313,12 @@ static int from_file(const struct opts *o)
 		break;
 	}
 	ret = lat_output_close(out);
-	if (!ret && o->svg)
-		ret = write_svg(o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from);
+	if (!ret && o->svg) {
+		FILE *svg = open_svg(o->svg);
+
+		ret = svg ? write_svg(svg, o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from) :
+			    -EIO;
+	}
 	sweepcsv_free(&csv);
 	return ret ? 1 : 0;
 }
@@ -419,7 +428,7 @@ static void print_value(FILE *f, const char *fmt, double v, const char *none)
 		fprintf(f, fmt, v);
 }
 
-static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
+static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out, FILE *svg)
 {
 	struct tiers_point *tp = calloc(n, sizeof(*tp));
 	const struct opts *o = s->o;
@@ -515,18 +524,21 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out)
 		fprintf(out, "}\n");
 		break;
 	}
-	if (o->svg && ok) {
+	if (svg && ok) {
 		snprintf(b, sizeof(b), "%s", lat_pattern_name(o->lat.pattern));
 		char title[160];
 
 		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend", b,
 			 lat_pages_name(o->lat.pages), pmuser_backend_name(s->t.backend));
-		if (write_svg(o->svg, tp, n, unit, &r, title)) {
+		if (write_svg(svg, o->svg, tp, n, unit, &r, title)) {
 			free(tp);
 			return -EIO;
 		}
-	} else if (o->svg) {
+	} else if (svg) {
+		fclose(svg);
 		fprintf(stderr, TOOL ": --svg: need at least %d sizes\n", TIERS_MIN_POINTS);
+		free(tp);
+		return -EINVAL;
 	}
 	free(tp);
 	return 0;
@@ -542,7 +554,7 @@ int main(int argc, char **argv)
 	char err[512], a[32];
 	size_t n;
 	uint64_t unit, mem;
-	FILE *out = stdout;
+	FILE *out = stdout, *svg = NULL;
 	int ret, status = 1;
 
 	ret = parse(argc, argv, &o);
@@ -577,10 +589,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* Every output is opened before anything is measured: a bad path loses no run. */
+	if (lat_output_open(TOOL, o.lat.output, &out))
+		return 1;
+	if (o.svg && !(svg = open_svg(o.svg))) {
+		lat_output_close(out);
+		return 1;
+	}
 	ret = lat_timer_open(&s.t, o.lat.backend, o.lat.cpu, s.ev, s.nr_ev, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
-		return 1;
+		goto out_files;
 	}
 	ret = lat_buf_alloc(&s.buf, sizes[n - 1], o.lat.pages, err, sizeof(err));
 	if (ret) {
@@ -627,11 +646,8 @@ int main(int argc, char **argv)
 			     tiers_fmt_size(a, sizeof(a), sizes[i]), pts[i].min, s.t.unit);
 	}
 	lat_progress_done(&prog);
-	if (lat_output_open(TOOL, o.lat.output, &out))
-		goto out_raw;
-	ret = report(&s, pts, n, out);
-	if (lat_output_close(out))
-		ret = -EIO;
+	ret = report(&s, pts, n, out, svg);
+	svg = NULL;	/* report() closed it */
 	if (ret)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
 	else
@@ -645,5 +661,12 @@ out_buf:
 	lat_buf_free(&s.buf);
 out_timer:
 	lat_timer_close(&s.t);
+out_files:
+	if (svg)
+		fclose(svg);
+	if (lat_output_close(out) && !status) {
+		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
+		status = 1;
+	}
 	return status;
 }

@@ -294,4 +294,28 @@ TEST(bad_input_on_host)
 	}
 }
 
+/*
+ * Outputs are opened before anything is measured: a bad path fails at once with the path
+ * named, and costs no run (a default sweep measures for seconds).
+ */
+TEST(bad_output_paths_fail_before_measuring)
+{
+	static char out[OUT_MAX];
+	static const char *const cmds[] = {
+		BIN "pmu-sweep -o /nonexistent/x",
+		BIN "pmu-sweep --svg /nonexistent/x.svg",
+		BIN "pmu-lat --raw /nonexistent/raw.csv",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		uint64_t t0 = now_ns();
+
+		EXPECT_EQ(1, run(cmds[i], out, sizeof(out))) TH_LOG("%s: %s", cmds[i], out);
+		EXPECT_TRUE(has(out, "/nonexistent/")) TH_LOG("%s: %s", cmds[i], out);
+		EXPECT_FALSE(has(out, "sizes from")) TH_LOG("%s measured: %s", cmds[i], out);
+		EXPECT_GT(2000000000ull, now_ns() - t0) TH_LOG("%s", cmds[i]);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -16,6 +16,9 @@
 
 #include "kselftest_harness.h"
 #include "stat.h"
+#include "../tool_run.h"
+
+#define STAT_BIN PMUSER_TOP "/build/host/bin/pmu-stat"
 
 #define MIDR_A72	0x410fd083
 #define MIDR_1176	0x410fb767
@@ -556,6 +559,30 @@ TEST(reports_and_periods)
 	free(buf);
 	stat_periods_free(&r->periods);
 	free(r);
+}
+
+/*
+ * An output that cannot be written is found before the command runs (which would otherwise
+ * have run and lost its result and status); a written report keeps the command's status.
+ */
+TEST(outputs_opened_before_the_command_runs)
+{
+	char out[4096], cmd[512];
+	const char *marker = "/tmp/pmuser-stat-ran";
+
+	unlink(marker);
+	snprintf(cmd, sizeof(cmd), "%s --plot /nonexistent/x.svg -- touch %s", STAT_BIN, marker);
+	EXPECT_EQ(2, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(strstr(out, "/nonexistent/x.svg") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, access(marker, F_OK)) TH_LOG("the command ran");
+	snprintf(cmd, sizeof(cmd), "%s -o /nonexistent/r.txt -- touch %s", STAT_BIN, marker);
+	EXPECT_EQ(2, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(0, access(marker, F_OK)) TH_LOG("the command ran");
+	snprintf(cmd, sizeof(cmd), "%s -o /tmp/pmuser-stat-r.txt --plot /tmp/pmuser-stat.svg -- sh -c 'exit 3'",
+		 STAT_BIN);
+	EXPECT_EQ(3, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, access("/tmp/pmuser-stat-r.txt", F_OK));
+	EXPECT_EQ(0, access("/tmp/pmuser-stat.svg", F_OK));
 }
 
 TEST_HARNESS_MAIN
