@@ -119,6 +119,11 @@ struct stat_sys {
 	char machine[64];		/* uname -m */
 	bool have_device;
 	bool have_cpu_info;		/* cpu_info: the device's view of the first CPU */
+	/*
+	 * cpu_info.pmceid holds the common events the CPU implements: from the device, or
+	 * without it from the events arm64 perf lists in sysfs (it lists exactly PMCEID's).
+	 */
+	bool have_pmceid;
 	struct pmuser_cpu_info cpu_info;
 };
 

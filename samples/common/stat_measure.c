@@ -52,32 +52,24 @@ void stat_periods_free(struct stat_periods *p)
  * Marks events the CPU does not implement (its PMCEID, read through the device): dropped
  * from a preset, an error for events asked for by name.
  */
-/*
- * Whether the CPU implements event number. Only 0x00..0x3f is asked of PMCEID: the module
- * fills pmuser_cpu_info.pmceid[1] with events 0x4000.. (as the uapi says) while the library
- * reads it as 0x40..0x7f, so above 0x3f perf or the module decide.
- */
-static bool cpu_implements(const struct pmuser_cpu_info *ci, uint32_t number)
-{
-	return number >= 0x40 || pmuser_event_supported(ci, number);
-}
 
 static int check_supported(struct stat_setup *s, const struct stat_sys *sys, char *err,
 			   size_t errlen)
 {
 	size_t i;
 
-	if (!sys->have_cpu_info)
+	if (!sys->have_pmceid)
 		return 0;
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
-		if (cpu_implements(&sys->cpu_info, e->spec.event))
+		if (pmuser_event_supported(&sys->cpu_info, e->spec.event))
 			continue;
 		if (!s->optional)
 			return stat_fail(-EOPNOTSUPP, err, errlen,
-				    "event %s (0x%x) is not implemented by this CPU (PMCEID); see pmu-info",
-				    e->name, e->spec.event);
+				    "event %s (0x%x) is not implemented by this CPU (PMCEID%s); see pmu-info",
+				    e->name, e->spec.event,
+				    sys->have_cpu_info ? "" : ", as perf lists it in sysfs");
 		e->supported = false;
 	}
 	return 0;
@@ -521,7 +513,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
-		if (cpu_implements(&m->ci, e->spec.event))
+		if (pmuser_event_supported(&m->ci, e->spec.event))
 			continue;
 		if (!s->optional)
 			return stat_fail(-EOPNOTSUPP, err, errlen,

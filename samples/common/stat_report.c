@@ -76,7 +76,12 @@ static void print_count(FILE *f, const struct stat_event *e, bool show_scaled)
 
 	label(f, e->name);
 	if (!e->supported) {
-		fprintf(f, "not counted (not implemented by this CPU)\n");
+		fprintf(f, "not supported (not implemented by this CPU)\n");
+		return;
+	}
+	/* perf's <not counted>: a raw 0 here would be a count nobody measured. */
+	if (e->duty <= 0) {
+		fprintf(f, "not counted (never on a counter: the counters were time-shared away from it for the whole run)\n");
 		return;
 	}
 	fprintf(f, "%s", stat_group(a, sizeof(a), e->raw));
@@ -234,7 +239,7 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 
-		if (!e->supported || !r->have_cycles)
+		if (!e->supported || e->duty <= 0 || !r->have_cycles)
 			continue;
 		snprintf(set, sizeof(set), "%u", e->set);
 		csv_event(f, e, set, "all", e->raw, e->scaled, e->duty,
@@ -276,12 +281,13 @@ static void json_event(FILE *f, const struct stat_event *e, int set, const struc
 
 	fprintf(f, "    {\"name\": ");
 	json_string(f, e->name);
-	fprintf(f, ", \"set\": %d, \"supported\": %s", set, e->supported ? "true" : "false");
-	if (e->supported)
+	fprintf(f, ", \"set\": %d, \"supported\": %s, \"counted\": %s", set,
+		e->supported ? "true" : "false", e->supported && e->duty > 0 ? "true" : "false");
+	if (e->supported && e->duty > 0)
 		fprintf(f, ", \"raw\": %llu, \"scaled\": %.0f, \"duty\": %.6f, \"periods\": %u",
 			(unsigned long long)e->raw, e->scaled, e->duty,
 			r->backend == STAT_MODULE && set >= 0 ? e->periods : r->total_periods);
-	if (e->supported && r->nr_counted_cpus) {
+	if (e->supported && e->duty > 0 && r->nr_counted_cpus) {
 		fprintf(f, ", \"per_cpu\": [");
 		for (c = 0; c < r->nr_counted_cpus; c++)
 			fprintf(f, "%s{\"cpu\": %d, \"raw\": %llu, \"scaled\": %.0f}", c ? ", " : "",

@@ -33,6 +33,52 @@ static void pmu_from_sysfs(char *buf, size_t len)
 	closedir(d);
 }
 
+/*
+ * The common events arm64 perf lists for its PMU in sysfs: it shows an event there only if
+ * the CPU's PMCEID registers report it, so this is PMCEID read without the module. ARMv7 and
+ * ARM1176 lists are fixed tables: false there (and when nothing is listed).
+ */
+static bool pmceid_from_sysfs(__u64 pmceid[2])
+{
+	const char *base = "/sys/bus/event_source/devices";
+	char path[1024], line[64];
+	DIR *d = opendir(base), *ev;
+	struct dirent *de, *e;
+	unsigned int n;
+	bool found = false;
+	FILE *f;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (strncmp(de->d_name, "armv8", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/events", base, de->d_name);
+		ev = opendir(path);
+		if (!ev)
+			continue;
+		while ((e = readdir(ev))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/events/%s", base, de->d_name, e->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(line, sizeof(line), f) && sscanf(line, "event=%x", &n) == 1) {
+				if (n < 0x40)
+					pmceid[0] |= 1ULL << n;
+				else if (n >= 0x4000 && n < 0x4040)
+					pmceid[1] |= 1ULL << (n - 0x4000);
+				found = true;
+			}
+			fclose(f);
+		}
+		closedir(ev);
+	}
+	closedir(d);
+	return found;
+}
+
 void stat_sys_collect(struct stat_sys *sys)
 {
 	cpu_set_t set;
@@ -75,6 +121,13 @@ void stat_sys_collect(struct stat_sys *sys)
 	}
 	if (fd >= 0)
 		close(fd);
+	sys->have_pmceid = sys->have_cpu_info &&
+			   sys->cpu_info.pmceid_source == PMUSER_PMCEID_HW;
+	if (!sys->have_pmceid && !sys->have_cpu_info &&
+	    pmceid_from_sysfs(sys->cpu_info.pmceid)) {
+		sys->cpu_info.pmceid_source = PMUSER_PMCEID_HW;
+		sys->have_pmceid = true;
+	}
 	if (!sys->pmu[0])
 		pmu_from_sysfs(sys->pmu, sizeof(sys->pmu));
 	if (!sys->pmu[0])

@@ -492,4 +492,78 @@ TEST(json_report)
 	EXPECT_TRUE(strstr(buf, "\"preset\": \"ipc\"") != NULL);
 }
 
+/* Whether OUT_FILE contains text (no log when it does not: for checks that it must not). */
+static int output_contains(const char *text)
+{
+	char buf[16384];
+	FILE *f = fopen(OUT_FILE, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+/*
+ * More event sets than counters on a run shorter than perf's rotation: the sets perf never
+ * put on a counter are "not counted", never a count of 0.
+ */
+TEST(never_scheduled_is_not_counted)
+{
+	unsigned int n = cpu0_counters() + 3, i, k = 0;
+	char *argv[2 * 40 + 8];
+
+	REQUIRE_COUNTING();
+	ASSERT_GE(40U, n);
+	argv[k++] = "pmu-stat";
+	argv[k++] = "--backend";
+	argv[k++] = "perf";
+	for (i = 0; i < n; i++) {
+		argv[k++] = "-e";
+		argv[k++] = "inst_retired";
+	}
+	argv[k++] = "--";
+	argv[k++] = "true";
+	argv[k] = NULL;
+	ASSERT_EQ(0, exit_code(run(argv)));
+	EXPECT_FALSE(output_contains("INST_RETIRED:          0"));
+	EXPECT_FALSE(output_contains(" 0 [0]"));
+	if (!output_contains("not counted (never on a counter"))
+		ksft_print_msg("every set got a counter during the run\n");
+}
+
+/*
+ * Without the module, arm64 perf lists in sysfs exactly the common events PMCEID reports:
+ * an event the CPU lacks is refused by name instead of counted as 0 (QEMU implements no
+ * L1D_CACHE_REFILL and no SAMPLE_POP), and a preset says "not supported".
+ */
+TEST(unimplemented_events_without_module)
+{
+	char *ev[] = { "pmu-stat", "--backend", "perf", "-e", "l1d_cache_refill,br_mis_pred",
+		       "--", "pmu-spin", "1000", NULL };
+	char *raw[] = { "pmu-stat", "--backend", "perf", "-e", "0x4000,0x4001,0x4004", "--",
+			"true", NULL };
+	char *preset[] = { "pmu-stat", "--backend", "perf", "--", "pmu-spin", "1000", NULL };
+	char cmd[256];
+	const char *params = getenv("PMUSER_MODPARAMS");
+
+#if !defined(__aarch64__)
+	SKIP(return, "perf lists PMCEID's events in sysfs on arm64 only");
+#endif
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, system("rmmod pmuser"));
+	EXPECT_NE(0, exit_code(run(ev)));
+	EXPECT_TRUE(output_has("L1D_CACHE_REFILL (0x3) is not implemented by this CPU (PMCEID, as perf lists it in sysfs)"));
+	EXPECT_NE(0, exit_code(run(raw)));
+	EXPECT_TRUE(output_has("is not implemented by this CPU"));
+	EXPECT_EQ(0, exit_code(run(preset)));
+	EXPECT_TRUE(output_has("not supported"));
+	EXPECT_FALSE(output_contains(" 0 [0]"));
+	snprintf(cmd, sizeof(cmd), "insmod /lib/modules/pmuser.ko %s", params ? params : "");
+	ASSERT_EQ(0, system(cmd));
+}
+
 TEST_HARNESS_MAIN
