@@ -21,6 +21,7 @@ int main(void)
 	uint64_t c0, i0, c1, i1;
 	volatile unsigned int sink = 0;
 	unsigned int hw, k;
+	char why[256];
 	int fd, ret;
 
 #if defined(PMUSER_FAST_V6)
@@ -33,10 +34,15 @@ int main(void)
 		return 1;
 	}
 	ret = pmuser_device_configure(fd, &cfg);
-	if (!ret)
-		ret = pmuser_device_grant(fd, 0);
 	if (ret) {
-		fprintf(stderr, "pmu-hello: configure/grant: %s\n", strerror(-ret));
+		fprintf(stderr, "pmu-hello: PMUSER_IOC_CONFIGURE: %s\n",
+			pmuser_device_why(PMUSER_IOC_CONFIGURE, ret, why, sizeof(why)));
+		return 1;
+	}
+	ret = pmuser_device_grant(fd, 0);
+	if (ret) {
+		fprintf(stderr, "pmu-hello: PMUSER_IOC_GRANT: %s\n",
+			pmuser_device_why(PMUSER_IOC_GRANT, ret, why, sizeof(why)));
 		return 1;
 	}
 	hw = cfg.events[0].hw_counter;

@@ -192,6 +192,11 @@ int pmuser_device_release(int fd);
 int pmuser_device_grant(int fd, uint32_t flags);
 int pmuser_device_revoke(int fd, uint32_t flags);
 int pmuser_device_swinc(int fd, uint32_t mask, uint32_t count);
+/*
+ * What an ioctl's -errno means here, naming the setting behind it where one is (e.g. GRANT's
+ * EPERM on arm64 with kernel.perf_user_access 0); strerror's text otherwise. Returns buf.
+ */
+const char *pmuser_device_why(unsigned long request, int err, char *buf, size_t len);
 
 /* ---- the counter page (pmuser_page.c) ------------------------------------------------------ */
 /*

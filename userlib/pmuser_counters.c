@@ -125,7 +125,15 @@ static bool module_reads_work(struct pmuser_counters *c)
 static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
 		       const char *what)
 {
-	why_add(why, whylen, "module: %s: %s; ", what, strerror(-ret));
+	char cause[256];
+
+	if (!strcmp(what, "PMUSER_IOC_GRANT"))
+		pmuser_device_why(PMUSER_IOC_GRANT, ret, cause, sizeof(cause));
+	else if (!strcmp(what, "PMUSER_IOC_CONFIGURE"))
+		pmuser_device_why(PMUSER_IOC_CONFIGURE, ret, cause, sizeof(cause));
+	else
+		snprintf(cause, sizeof(cause), "%s", strerror(-ret));
+	why_add(why, whylen, "module: %s: %s; ", what, cause);
 	pmuser_page_unmap(&c->page);
 	if (c->dev_fd >= 0)
 		close(c->dev_fd);

@@ -2,6 +2,7 @@
 /* pmuser: thin wrappers over the /dev/pmuser ioctls, returning 0 or -errno. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -72,4 +73,35 @@ int pmuser_device_swinc(int fd, uint32_t mask, uint32_t count)
 	struct pmuser_swinc req = { .size = sizeof(req), .mask = mask, .count = count };
 
 	return pmuser_ioctl(fd, PMUSER_IOC_SWINC, &req);
+}
+
+/* The first character of a /proc/sys file, or 0 if it cannot be read. */
+static char sysctl_char(const char *path)
+{
+	char c = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = 0;
+		close(fd);
+	}
+	return c;
+}
+
+const char *pmuser_device_why(unsigned long request, int err, char *buf, size_t len)
+{
+	if (request == PMUSER_IOC_GRANT && err == -EPERM &&
+	    sysctl_char("/proc/sys/kernel/perf_user_access") == '0')
+		snprintf(buf, len, "%s: kernel.perf_user_access is 0 (perf grants user reads only with it set to 1: sysctl kernel.perf_user_access=1)",
+			 strerror(-err));
+	else if (request == PMUSER_IOC_CONFIGURE && err == -EACCES)
+		snprintf(buf, len, "%s: counting kernel mode needs what perf needs for it (perf_event_paranoid <= 1, or CAP_PERFMON)",
+			 strerror(-err));
+	else if (request == PMUSER_IOC_CONFIGURE && err == -EBUSY)
+		snprintf(buf, len, "%s: another file holds pmuser's counters, or another perf user's pinned events hold the counters asked for",
+			 strerror(-err));
+	else
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
 }

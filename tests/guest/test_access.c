@@ -669,4 +669,43 @@ TEST_F(access, grant_outlives_its_file_until_the_thread_exits)
 	ASSERT_EQ(0, system(cmd));
 }
 
+/* Writes a sysctl: 0 or -errno. */
+static int sysctl_write(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(val, f) < 0)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * arm64 with kernel.perf_user_access at its default 0: a grant fails, and the tools name the
+ * sysctl rather than "Operation not permitted".
+ */
+TEST(grant_refusal_names_the_sysctl)
+{
+	const char *sysctl = "/proc/sys/kernel/perf_user_access";
+	char out[4096] = "";
+	size_t n = 0;
+	FILE *p;
+
+	if (access(sysctl, W_OK))
+		SKIP(return, "no kernel.perf_user_access: perf does not gate user reads here");
+	ASSERT_EQ(0, sysctl_write(sysctl, "0"));
+	p = popen("pmu-hello 2>&1", "r");
+	if (p) {
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = '\0';
+		EXPECT_NE(0, pclose(p));
+	}
+	ASSERT_EQ(0, sysctl_write(sysctl, "1"));
+	EXPECT_TRUE(strstr(out, "kernel.perf_user_access is 0") != NULL) TH_LOG("%s", out);
+}
+
 TEST_HARNESS_MAIN
