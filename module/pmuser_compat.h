@@ -5,6 +5,7 @@
 
 #include <linux/capability.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
@@ -66,6 +67,28 @@ static inline int pmuser_compat_allow_kernel(void)
 	return perf_allow_kernel(&attr);
 #else
 	return perfmon_capable() ? 0 : -EACCES;
+#endif
+}
+
+/* 6.13 folded hrtimer_init() and the function assignment into hrtimer_setup(). */
+static inline void pmuser_compat_hrtimer_setup(struct hrtimer *t,
+					       enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+#if PMUSER_KERNEL_AT_LEAST(6, 13)
+	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+#else
+	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	t->function = fn;
+#endif
+}
+
+/* Whether interrupts-off leaves pseudo-NMIs (arm64 GICv3 priority masking) unmasked. */
+static inline bool pmuser_compat_pseudo_nmi(void)
+{
+#ifdef CONFIG_ARM64
+	return system_uses_irq_prio_masking();
+#else
+	return false;
 #endif
 }
 

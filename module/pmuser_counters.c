@@ -32,11 +32,16 @@
  * returns to user space (the interrupt is pending as soon as interrupts are on again); with
  * user-only counting it lasts until the first user-mode event of that kind. CPU_INFO reads
  * the placement on the CPU and republishes a change at once. An event perf cannot place at
- * all (no free counter for a pinned event) is published as on no counter by CPU_INFO.
+ * all (no free counter for a pinned event) is published as on no counter by CPU_INFO, which
+ * also enables it again so that perf places it once a counter is free.
+ *
+ * A PMU without an overflow interrupt (the BCM2835's ARM1176) never calls the handler: a
+ * per-CPU timer then does its work every 0.5 s, in hard interrupt context on that CPU.
  */
 #include <linux/cpu.h>
 #include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -64,7 +69,16 @@ struct pmuser_cpu {
 	struct pmuser_counter ctr[PMUSER_NR_SLOTS];
 	/* Set on the CPU once its counters are set up, so notifiers see whole state only. */
 	bool live;
+	/*
+	 * A PMU without an overflow interrupt never brings perf back to pmuser: this timer
+	 * does what the interrupt would, often enough that fewer than 2^31 events pass.
+	 */
+	struct hrtimer poll;
+	bool polling;
 };
+
+/* At most 2^31 events between two polls: 0.5 s is 4.3 GHz of 32-bit events. */
+#define PMUSER_POLL_NS		(500 * NSEC_PER_MSEC)
 
 static DEFINE_PER_CPU(struct pmuser_cpu, pmuser_pcpu);
 static DEFINE_MUTEX(pmuser_cfg_lock);
@@ -203,32 +217,62 @@ static void pmuser_cpu_place(void *arg)
 	struct pmuser_place_req *req = arg;
 	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
 	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	unsigned long rearm = 0;
 	unsigned int slot;
 
-	pmuser_page_begin(p);
+	/* What changed first: the page (and readers' regions) stays as it is otherwise. */
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
-		struct pmuser_counter *c = &pc->ctr[slot];
-		struct perf_event *event = c->event;
+		struct perf_event *event = pc->ctr[slot].event;
 		u32 hw;
 
 		if (!event)
 			continue;
-		if (req->zero)
-			c->publish = true;
 		hw = pmuser_event_placed(event) ? pmuser_compat_idx_to_hw(event->hw.idx) :
 						  PMUSER_HW_NONE;
 		if (req->zero || hw != READ_ONCE(p->slot[slot].hw) ||
 		    (hw != PMUSER_HW_NONE && pmuser_counter_reloaded(event, &p->slot[slot])))
-			pmuser_counter_arm(c, event, p, req->zero);
-		hw = READ_ONCE(p->slot[slot].hw);
+			rearm |= BIT(slot);
+	}
+	if (rearm) {
+		pmuser_page_begin(p);
+		for_each_set_bit(slot, &rearm, PMUSER_NR_SLOTS) {
+			struct pmuser_counter *c = &pc->ctr[slot];
+
+			if (req->zero)
+				c->publish = true;
+			pmuser_counter_arm(c, c->event, p, req->zero);
+		}
+		pmuser_page_end(p);
+	}
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+		u32 hw = READ_ONCE(p->slot[slot].hw);
+
+		if (!pc->ctr[slot].event)
+			continue;
 		if (hw == PMUSER_HW_NONE)
 			req->unplaced++;
 		else
 			req->held_mask |= BIT(hw);
 	}
 	WRITE_ONCE(pc->live, true);
-	pmuser_page_end(p);
 	req->seq = READ_ONCE(p->seq);
+}
+
+/* The poll of a PMU without an interrupt: on its CPU, hard interrupt context. */
+static enum hrtimer_restart pmuser_poll(struct hrtimer *t)
+{
+	struct pmuser_place_req req = {};
+
+	pmuser_cpu_place(&req);
+	hrtimer_forward_now(t, ns_to_ktime(PMUSER_POLL_NS));
+	return HRTIMER_RESTART;
+}
+
+static void pmuser_poll_start(void *unused)
+{
+	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+
+	hrtimer_start(&pc->poll, ns_to_ktime(PMUSER_POLL_NS), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* On the CPU: the page no longer describes any counter of pmuser's here. */
@@ -277,15 +321,8 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 		attr.exclude_kernel = !(flags & PMUSER_COUNT_KERNEL);
 		attr.exclude_hv = 1;
 	}
-	/*
-	 * A PMU without an interrupt refuses sampling: its counters then run without pmuser
-	 * learning of perf's restarts, and the page is only republished by CPU_INFO.
-	 */
+	/* In-kernel sampling events are taken even by a PMU without an interrupt (see poll). */
 	event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
-	if (PTR_ERR_OR_ZERO(event) == -EOPNOTSUPP) {
-		attr.sample_period = 0;
-		event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
-	}
 	if (IS_ERR(event))
 		return event;
 	c->event = event;
@@ -298,6 +335,10 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
 	unsigned int slot;
 
+	if (pc->polling) {
+		hrtimer_cancel(&pc->poll);
+		pc->polling = false;
+	}
 	if (cpu_online(cpu))
 		smp_call_function_single(cpu, pmuser_cpu_quiesce, NULL, 1);
 	else
@@ -315,7 +356,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
 	struct pmuser_place_req req = { .zero = true };
 	struct perf_event *event;
-	bool want_cycle, on_cycle;
+	bool want_cycle, on_cycle, no_irq = false;
 	unsigned int slot;
 	u32 hw;
 	int ret;
@@ -336,6 +377,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 			ret = -EBUSY;
 			goto err_teardown;
 		}
+		no_irq |= event->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT;
 		hw = pmuser_compat_idx_to_hw(event->hw.idx);
 		want_cycle = slot == PMUSER_PAGE_CYCLE_SLOT;
 		on_cycle = hw == PMUSER_HW_CYCLE;
@@ -346,6 +388,10 @@ static int pmuser_cpu_setup(unsigned int cpu)
 		}
 	}
 	smp_call_function_single(cpu, pmuser_cpu_place, &req, 1);
+	if (no_irq) {
+		pc->polling = true;
+		smp_call_function_single(cpu, pmuser_poll_start, NULL, 1);
+	}
 	return 0;
 
 err_teardown:
@@ -556,15 +602,34 @@ void pmuser_counters_fill_info(struct pmuser_info *info)
 	info->page_cpu_stride = PMUSER_PAGE_STRIDE;
 }
 
+/*
+ * A pinned event perf found no counter for at a reschedule stays in error state until it is
+ * enabled again; perf then places it if it can (process context, under pmuser_cfg_lock).
+ */
+static void pmuser_cpu_reenable(unsigned int cpu)
+{
+	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
+	unsigned int slot;
+
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+		struct perf_event *event = pc->ctr[slot].event;
+
+		if (event && READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR)
+			perf_event_enable(event);
+	}
+}
+
 void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
 {
 	struct pmuser_place_req req = {};
 
 	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner && cpumask_test_cpu(ci->cpu, &pmuser_cpus))
+	if (pmuser_owner && cpumask_test_cpu(ci->cpu, &pmuser_cpus)) {
+		pmuser_cpu_reenable(ci->cpu);
 		smp_call_function_single(ci->cpu, pmuser_cpu_place, &req, 1);
-	else
+	} else {
 		req.seq = READ_ONCE(pmuser_page_cpu(ci->cpu)->seq);
+	}
 	mutex_unlock(&pmuser_cfg_lock);
 	ci->held_mask = req.held_mask;
 	ci->unplaced = req.unplaced;
@@ -631,6 +696,16 @@ int pmuser_counters_init(void)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct pmuser_page_cpu) > PMUSER_PAGE_STRIDE);
+	/*
+	 * With pseudo-NMIs perf's overflow handler can interrupt a cross-call that is writing
+	 * the same CPU's page record; pmuser relies on interrupts-off excluding it.
+	 */
+	if (pmuser_compat_pseudo_nmi()) {
+		pr_err("pmuser: the PMU interrupt may be a pseudo-NMI here (irqchip.gicv3_pseudo_nmi=1): not supported\n");
+		return -EOPNOTSUPP;
+	}
+	for_each_possible_cpu(cpu)
+		pmuser_compat_hrtimer_setup(&per_cpu_ptr(&pmuser_pcpu, cpu)->poll, pmuser_poll);
 	pmuser_page_bytes = PAGE_ALIGN(nr_cpu_ids * PMUSER_PAGE_STRIDE);
 	pmuser_page = vmalloc_user(pmuser_page_bytes);
 	if (!pmuser_page)

@@ -63,10 +63,13 @@ static int pmuser_copy_in(void *dst, size_t ksize, size_t ver0, const void __use
 	return ret ? ret : usize;
 }
 
-/* Copy back what the caller's struct has room for; its size field keeps the caller's size. */
+/*
+ * Copy back what the caller's struct has room for; size says how much of it the module
+ * filled (the smaller of the two), so a newer caller tells an unknown field from a zero one.
+ */
 static int pmuser_copy_out(void __user *uarg, void *src, size_t ksize, u32 usize)
 {
-	*(u32 *)src = usize;
+	*(u32 *)src = min_t(u32, usize, ksize);
 	return copy_to_user(uarg, src, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
 

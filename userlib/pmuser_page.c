@@ -73,6 +73,7 @@ static int page_read_once(const struct pmuser_page *pg, const unsigned int slots
 	uint64_t raw[PMUSER_PAGE_SLOTS];
 	uint32_t seq;
 	unsigned int i;
+	bool none = false;
 	int cpu = sched_getcpu();
 
 	if (cpu < 0 || (unsigned int)cpu >= pg->nr_cpus)
@@ -88,16 +89,17 @@ static int page_read_once(const struct pmuser_page *pg, const unsigned int slots
 		snap[i].bits = rec->slot[slots[i]].bits;
 		snap[i].base = rec->slot[slots[i]].base;
 		snap[i].count = rec->slot[slots[i]].count;
-		if (snap[i].hw == PMUSER_HW_NONE)
-			return -ENOENT;
+		none |= snap[i].hw == PMUSER_HW_NONE;
 	}
 	pmuser__isb();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !none; i++)
 		raw[i] = pmuser_counter_read(snap[i].hw);
 	pmuser__isb();
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (rec->seq != seq || sched_getcpu() != cpu)
 		return -EAGAIN;
+	if (none)
+		return -ENOENT;
 	for (i = 0; i < n; i++) {
 		if (!pmuser_page_raw_usable(&snap[i], raw[i]))
 			return -EAGAIN;

@@ -113,6 +113,8 @@ TEST_F(ioctl, larger_struct_needs_zero_tail)
 	big.info.size = sizeof(big);
 	EXPECT_EQ(0, raw_ioctl(self->fd, PMUSER_IOC_INFO, &big));
 	EXPECT_EQ(PMUSER_ABI_VERSION, big.info.abi_version);
+	/* size says how much the module filled: its own struct, not the caller's tail. */
+	EXPECT_EQ(sizeof(big.info), big.info.size);
 	memset(&big, 0, sizeof(big));
 	big.info.size = sizeof(big);
 	big.tail = 1;

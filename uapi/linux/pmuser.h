@@ -8,7 +8,8 @@
  * number: the module accepts any size from the struct's first version (PMUSER_*_SIZE_VER0)
  * up to PAGE_SIZE, treats fields an older caller lacks as zero, refuses a larger struct whose
  * tail it does not know with E2BIG unless that tail is zero (copy_struct_from_user()), and
- * writes back at most the caller's size.
+ * writes back at most the caller's size, setting size to how much of the struct it filled
+ * (the smaller of the caller's and its own).
  */
 #ifndef _UAPI_PMUSER_H
 #define _UAPI_PMUSER_H
