@@ -42,13 +42,16 @@
 #include <linux/cpu_pm.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/perf/arm_pmu.h>
 #include <linux/smp.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "pmuser.h"
 #include "pmuser_compat.h"
@@ -330,6 +333,46 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 	return event;
 }
 
+/*
+ * Events torn down wait here for perf_event_release_kernel(): under PREEMPT_RT it waits for
+ * an RCU grace period per event, which would stall CONFIGURE (and a workload counted by
+ * rotating sets) for as long. They are disabled first, so their counters are free at once
+ * and they raise no interrupt; a work item releases them.
+ */
+struct pmuser_dead_event {
+	struct llist_node node;
+	struct perf_event *event;
+};
+
+static LLIST_HEAD(pmuser_dead_events);
+
+static void pmuser_release_dead(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&pmuser_dead_events);
+	struct pmuser_dead_event *d, *tmp;
+
+	llist_for_each_entry_safe(d, tmp, list, node) {
+		perf_event_release_kernel(d->event);
+		kfree(d);
+	}
+}
+
+static DECLARE_WORK(pmuser_release_work, pmuser_release_dead);
+
+static void pmuser_event_retire(struct perf_event *event)
+{
+	struct pmuser_dead_event *d = kmalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d) {
+		perf_event_release_kernel(event);
+		return;
+	}
+	perf_event_disable(event);
+	d->event = event;
+	llist_add(&d->node, &pmuser_dead_events);
+	schedule_work(&pmuser_release_work);
+}
+
 static void pmuser_cpu_teardown(unsigned int cpu)
 {
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
@@ -345,7 +388,7 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		WRITE_ONCE(pc->live, false);
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		if (pc->ctr[slot].event)
-			perf_event_release_kernel(pc->ctr[slot].event);
+			pmuser_event_retire(pc->ctr[slot].event);
 		pc->ctr[slot].event = NULL;
 		pc->ctr[slot].publish = false;
 	}
@@ -741,5 +784,6 @@ void pmuser_counters_exit(void)
 	pmuser_teardown_all();
 	pmuser_owner = NULL;
 	mutex_unlock(&pmuser_cfg_lock);
+	flush_work(&pmuser_release_work);
 	vfree(pmuser_page);
 }
