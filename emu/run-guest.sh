@@ -3,7 +3,7 @@
 # tests and a job script; prints what the job printed and exits with the job's status.
 #
 # usage: emu/run-guest.sh TARGET JOB_SCRIPT [FILE...]      (FILEs land in the guest's /root)
-# env:   PMUSER_TIMEOUT (seconds, default 600), PMUSER_SMP (CPUs, default per target),
+# env:   PMUSER_TIMEOUT (seconds for the whole job, default 1800), PMUSER_SMP (CPUs, default per target),
 #        PMUSER_ICOUNT (default 1: -icount shift=0, deterministic instruction counts),
 #        PMUSER_EXTRA_MODULES (more .ko files for /lib/modules), PMUSER_GUEST_ENV (lines for
 #        the guest's environment)
@@ -80,13 +80,28 @@ esac
 qemu+=(-append "$append")
 
 log=$work/console.log
+limit=${PMUSER_TIMEOUT:-1800}
 set +e
-timeout "${PMUSER_TIMEOUT:-600}" "${qemu[@]}" </dev/null >"$log" 2>&1
+timeout "$limit" "${qemu[@]}" </dev/null >"$log" 2>&1
 qemu_rc=$?
 set -e
 tr -d '\r' <"$log" >"$log.txt"
 if ! grep -q '^@@PMUSER-EXIT ' "$log.txt"; then
-	echo "run-guest: $T_NAME: the job did not finish (qemu status $qemu_rc); console tail:" >&2
+	# What the job printed so far, then one failing line naming the test that was running.
+	awk '/^@@PMUSER-BEGIN/ { on = 1; next } on' "$log.txt"
+	last=$(grep '^# guest test: .*(uptime ' "$log.txt" | tail -n1)
+	if [ "$qemu_rc" = 124 ]; then
+		why="ran out of its ${limit} s (PMUSER_TIMEOUT)"
+	else
+		why="did not finish (qemu status $qemu_rc)"
+	fi
+	if [ -n "$last" ]; then
+		name=${last#\# guest test: } up=${last##* (uptime }
+		echo "not ok 1 ${name%% (uptime *}: the guest job $why during this test (started at uptime ${up%)} s)"
+	else
+		echo "not ok 1 $T_NAME: the guest job $why before any test started"
+	fi
+	echo "run-guest: $T_NAME: the job $why; console tail:" >&2
 	tail -n 40 "$log.txt" >&2
 	exit 125
 fi
