@@ -19,7 +19,15 @@ quick) parts=(host static arm64-6.12) ;;
 *) parts=("$@") ;;
 esac
 
-# Fetch what the parts need up front, so a network problem fails once and clearly.
+# Fetch what the parts need up front, so a network problem fails once and clearly: without the
+# host tools or the kernel source nothing runs; a target whose kernel cannot be fetched fails
+# alone (one line naming the cause), and the others still run.
+if ! bash "$here/setup.sh" --ksrc-only; then
+	echo "setup failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+declare -A setup_failed=()
 fetch=()
 for part in "${parts[@]}"; do
 	case "$part" in
@@ -29,12 +37,15 @@ for part in "${parts[@]}"; do
 	*) fetch+=("$part") ;;
 	esac
 done
-if ! bash "$here/setup.sh" --ksrc-only ||
-	{ [ ${#fetch[@]} -gt 0 ] && ! bash "$here/setup.sh" "${fetch[@]}"; }; then
-	echo "setup failed"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
+mkdir -p "$PMUSER_BUILD"
+for t in $(printf '%s\n' ${fetch[@]+"${fetch[@]}"} | awk '!seen[$0]++'); do
+	if ! bash "$here/setup.sh" "$t" 2>"$PMUSER_BUILD/setup-$t.log"; then
+		setup_failed[$t]=$(grep -v '^setup: \(updating\|downloading\)' "$PMUSER_BUILD/setup-$t.log" |
+			tail -n1)
+		: "${setup_failed[$t]:=emu/setup.sh $t failed}"
+	fi
+	cat "$PMUSER_BUILD/setup-$t.log" >&2
+done
 
 logdir=$PMUSER_BUILD/check
 mkdir -p "$logdir"
@@ -61,8 +72,22 @@ run_part() {
 	case "$name" in
 	host) make -s -C "$PMUSER_TOP" check-host ;;
 	static) bash "$PMUSER_TOP/tests/static/run.sh" ;;
-	runner) bash "$PMUSER_TOP/tests/runner/run.sh" ;;
-	*) guest_suite "$name" ;;
+	runner)
+		if [ -n "${setup_failed[arm64-6.1]:-}" ]; then
+			echo "not ok 1 runner: setup failed: ${setup_failed[arm64-6.1]}"
+			false
+		else
+			bash "$PMUSER_TOP/tests/runner/run.sh"
+		fi
+		;;
+	*)
+		if [ -n "${setup_failed[$name]:-}" ]; then
+			echo "not ok 1 $name: setup failed: ${setup_failed[$name]}"
+			false
+		else
+			guest_suite "$name"
+		fi
+		;;
 	esac >"$logdir/$name.out" 2>&1
 	rc=$?
 	echo $(($(date +%s) - start)) >"$logdir/$name.time"

@@ -129,7 +129,7 @@ private_apt() {
 	log "updating the private package lists ($1)"
 	for n in 1 2 3 4; do
 		# shellcheck disable=SC2046
-		if timeout 300 apt-get $(apt_opts "$1") -q update >"$dir/update.log" 2>&1 &&
+		if timeout 120 apt-get $(apt_opts "$1") -q update >"$dir/update.log" 2>&1 &&
 			! grep -q '^[EW]: Failed to fetch' "$dir/update.log"; then
 			touch "$stamp"
 			return 0
