@@ -57,7 +57,8 @@ pmuser_target() {
 		if [ -f "$PMUSER_CACHE/targets/$1/kernel.env" ]; then
 			. "$PMUSER_CACHE/targets/$1/kernel.env"
 		fi
-		T_KBUILD=linux-kbuild-$T_KABI T_KSRC=linux-source-${T_KABI%.*}
+		T_KBUILD=linux-kbuild-$T_KABI T_KSRC=${T_KABI%%+*}
+		T_KSRC=linux-source-${T_KSRC%.*}
 		;;
 	*) T_KABI=$K61_ABI T_KPKG=$K61_PKG T_KBUILD=$K61_KBUILD ;;
 	esac
