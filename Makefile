@@ -4,7 +4,8 @@
 #                    make load/unload  insmod/rmmod build/native/pmuser.ko
 # On an x86 box:     make demo         boot emulated arm64 Debian, load the module, read counters
 #                    make check        host tests + every emulated target; ends "N passed, N failed"
-#                    make check-TARGET one target (arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1)
+#                    make check-quick  host, static and the arm64-6.12 guest (the inner loop)
+#                    make check-TARGET one target (see TARGETS below)
 #                    make vm-run TARGET=arm64-6.1 CMD='pmu-info' [FILES='a b']
 #                    make setup        install host packages, fetch kernels (done on demand too)
 
@@ -89,10 +90,10 @@ clean:
 	rm -rf $(TOP)/build
 
 # ---- x86 host: emulated targets ----------------------------------------------------------
-TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1
+TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 arm64-7.3 arm64-7.3-rt
 TARGET ?= arm64-6.1
 
-.PHONY: setup demo check check-host vm-run $(addprefix check-,$(TARGETS)) $(addprefix build-,$(TARGETS))
+.PHONY: setup demo check check-quick check-host vm-run $(addprefix check-,$(TARGETS)) $(addprefix build-,$(TARGETS))
 setup:
 	bash $(TOP)/emu/setup.sh
 
@@ -112,6 +113,9 @@ $(addprefix check-,$(TARGETS)): check-%:
 
 check:
 	bash $(TOP)/emu/check.sh all
+
+check-quick:
+	bash $(TOP)/emu/check.sh quick
 
 demo:
 	bash $(TOP)/emu/demo.sh

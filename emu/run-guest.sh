@@ -3,7 +3,8 @@
 # tests and a job script; prints what the job printed and exits with the job's status.
 #
 # usage: emu/run-guest.sh TARGET JOB_SCRIPT [FILE...]      (FILEs land in the guest's /root)
-# env:   PMUSER_TIMEOUT (seconds, default 600), PMUSER_SMP (CPUs, default per target),
+# env:   PMUSER_TIMEOUT (host seconds for the whole job, default 1800), PMUSER_TEST_TIMEOUT
+#        (host seconds per test binary, default 600), PMUSER_SMP (CPUs, default per target),
 #        PMUSER_ICOUNT (default 1: -icount shift=0, deterministic instruction counts),
 #        PMUSER_EXTRA_MODULES (more .ko files for /lib/modules), PMUSER_GUEST_ENV (lines for
 #        the guest's environment)
@@ -15,6 +16,9 @@ job=$2
 shift 2
 
 smp=${PMUSER_SMP:-$T_SMP}
+# Seconds one test binary may take, on the host's clock and (a backstop that lets the next
+# test run) the guest's; the whole job gets PMUSER_TIMEOUT.
+test_limit=${PMUSER_TEST_TIMEOUT:-600}
 work=$T_BUILD/guest
 stage=$work/initramfs.d
 rm -rf "$stage"
@@ -36,6 +40,7 @@ for f in "$@"; do cp -r "$f" "$stage/root/"; done
 	echo "export PMUSER_TARGET=$T_NAME"
 	echo "export PMUSER_MODPARAMS='$T_MODPARAMS'"
 	echo "export PMUSER_SMP=$smp"
+	echo "export PMUSER_TEST_TIMEOUT=$test_limit"
 	[ "${PMUSER_ICOUNT:-1}" = 1 ] && echo "export PMUSER_ICOUNT_EXACT=1"
 	printf '%s\n' "${PMUSER_GUEST_ENV:-}"
 } >"$stage/etc/pmuser/env"
@@ -80,15 +85,48 @@ esac
 qemu+=(-append "$append")
 
 log=$work/console.log
+limit=${PMUSER_TIMEOUT:-1800}
+# Console lines are stamped with host seconds (guest-console.pl), which the limits count in.
 set +e
-timeout "${PMUSER_TIMEOUT:-600}" "${qemu[@]}" </dev/null >"$log" 2>&1
+perl "$here/guest-console.pl" "$test_limit" timeout "$limit" "${qemu[@]}" </dev/null >"$log"
 qemu_rc=$?
 set -e
-tr -d '\r' <"$log" >"$log.txt"
+cut -d' ' -f2- "$log" >"$log.txt"
+# host_times: "# host time: TEST S s" for each test the job started (the last one until the
+# job's end), and the job's total.
+host_times() {
+	awk '$2 == "#" && $3 == "guest" && $4 == "test:" && $6 == "(uptime" {
+			if (name != "") printf "# host time: %s %.1f s\n", name, $1 - t
+			name = $5; t = $1 }
+		$2 ~ /^@@PMUSER-EXIT/ { if (name != "") printf "# host time: %s %.1f s\n", name, $1 - t
+			name = "" }
+		{ end = $1 }
+		END { if (name != "") printf "# host time: %s %.1f s (still running)\n", name, end - t
+			printf "# host time: whole job %.1f s of its %d s limit\n", end, limit }' \
+		limit="$limit" "$log"
+}
 if ! grep -q '^@@PMUSER-EXIT ' "$log.txt"; then
-	echo "run-guest: $T_NAME: the job did not finish (qemu status $qemu_rc); console tail:" >&2
+	# What the job printed so far, then one failing line naming the test that was running.
+	awk '/^@@PMUSER-BEGIN/ { on = 1; next } on' "$log.txt"
+	host_times
+	last=$(grep '^# guest test: .*(uptime ' "$log.txt" | tail -n1)
+	if grep -q '^@@PMUSER-TEST-TIMEOUT ' "$log.txt"; then
+		why="was stopped: the test ran longer than its ${test_limit} s (PMUSER_TEST_TIMEOUT)"
+	elif [ "$qemu_rc" = 124 ]; then
+		why="ran out of its ${limit} s (PMUSER_TIMEOUT)"
+	else
+		why="did not finish (qemu status $qemu_rc)"
+	fi
+	if [ -n "$last" ]; then
+		name=${last#\# guest test: }
+		echo "not ok 1 ${name%% (uptime *}: the guest job $why during this test"
+	else
+		echo "not ok 1 $T_NAME: the guest job $why before any test started"
+	fi
+	echo "run-guest: $T_NAME: the job $why; console tail:" >&2
 	tail -n 40 "$log.txt" >&2
 	exit 125
 fi
 awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-EXIT/ { exit } on' "$log.txt"
+host_times
 exit "$(sed -n 's/^@@PMUSER-EXIT \([0-9]*\).*/\1/p' "$log.txt" | tail -n1)"

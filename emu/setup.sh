@@ -46,14 +46,26 @@ host_packages() {
 		as_root localedef -i en_US -f UTF-8 en_US.UTF-8
 }
 
-APT_DIR=$PMUSER_CACHE/apt
+# Private apt states, one per group of suites and architectures. apt commits a suite's indexes
+# all or nothing, so an architecture whose index the mirror serves inconsistently ("File has
+# unexpected size ... Mirror sync in progress?") gets a state of its own and cannot hide the
+# others. bookworm: the 6.1 and bookworm 6.12 kernels, busybox; trixie: trixie(-security,
+# -backports) amd64/arm64 and every arch-independent package; trixie-armhf: trixie armhf.
+apt_dir() {
+	case "$1" in
+	bookworm) echo "$PMUSER_CACHE/apt" ;;
+	*) echo "$PMUSER_CACHE/apt-$1" ;;
+	esac
+}
+
 apt_opts() {
-	local a
-	printf '%s\n' -o "Dir::Etc::SourceList=$APT_DIR/sources.list" \
-		-o "Dir::Etc::SourceParts=$APT_DIR/sources.list.d" \
-		-o "Dir::State::Lists=$APT_DIR/lists" -o "Dir::Cache=$APT_DIR/cache" \
-		-o "Dir::State::status=$APT_DIR/status" -o Debug::NoLocking=1 \
-		-o APT::Sandbox::User=root
+	local dir a
+	dir=$(apt_dir "$1")
+	printf '%s\n' -o "Dir::Etc::SourceList=$dir/sources.list" \
+		-o "Dir::Etc::SourceParts=$dir/sources.list.d" \
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" \
+		-o "Dir::State::status=$dir/status" -o Debug::NoLocking=1 \
+		-o APT::Sandbox::User=root -o Acquire::http::Timeout=30 -o Acquire::Retries=2
 	for a in amd64 arm64 armhf armel; do
 		printf '%s\n' -o "APT::Architectures::=$a"
 	done
@@ -65,42 +77,111 @@ archive_uri() {
 		awk -v r="$1" '$2 == r { print $1; exit }'
 }
 
+archive_main() {
+	local main
+	main=$(archive_uri bookworm)
+	[ -n "$main" ] || { log "no Debian bookworm source in the host's apt configuration"; exit 1; }
+	echo "$main"
+}
+
+apt_sources() {
+	local main sec keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	main=$(archive_main)
+	sec=$(archive_uri bookworm-security)
+	[ -n "$sec" ] || sec=${main%/debian}/debian-security
+	case "$1" in
+	bookworm)
+		cat <<-EOF
+			deb [arch=amd64,arm64,armhf,armel signed-by=$keyring] $main bookworm main
+			deb [arch=amd64,arm64 signed-by=$keyring] $sec bookworm-security main
+			deb [arch=amd64,arm64 signed-by=$keyring] $main bookworm-backports main
+		EOF
+		;;
+	trixie)
+		cat <<-EOF
+			deb [arch=amd64,arm64 signed-by=$keyring] $main trixie main
+			deb [arch=amd64,arm64 signed-by=$keyring] $sec trixie-security main
+			deb [arch=amd64,arm64 signed-by=$keyring] $main trixie-backports main
+		EOF
+		;;
+	trixie-armhf)
+		cat <<-EOF
+			deb [arch=armhf signed-by=$keyring] $main trixie main
+			deb [arch=armhf signed-by=$keyring] $sec trixie-security main
+		EOF
+		;;
+	esac
+}
+
+# private_apt STATE: refreshes the state's lists once a day. Mirrors in mid-sync get retries
+# with backoff; what could not be refreshed keeps its previous lists and is reported in one line
+# (status 1), and the package downloads decide whether that matters.
 private_apt() {
-	local stamp=$APT_DIR/updated main sec keyring
-	mkdir -p "$APT_DIR"/{lists/partial,cache/archives/partial,sources.list.d}
-	touch "$APT_DIR/status"
+	local dir stamp n
+	dir=$(apt_dir "$1")
+	stamp=$dir/updated
+	mkdir -p "$dir"/{lists/partial,cache/archives/partial,sources.list.d}
+	touch "$dir/status"
 	if [ -f "$stamp" ] && [ -n "$(find "$stamp" -mmin -1440)" ]; then
 		return 0
 	fi
-	main=$(archive_uri bookworm)
-	sec=$(archive_uri bookworm-security)
-	[ -n "$main" ] || { log "no Debian bookworm source in the host's apt configuration"; exit 1; }
-	[ -n "$sec" ] || sec=${main%/debian}/debian-security
-	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	cat >"$APT_DIR/sources.list" <<-EOF
-		deb [arch=amd64,arm64,armhf,armel signed-by=$keyring] $main bookworm main
-		deb [arch=amd64,arm64 signed-by=$keyring] $sec bookworm-security main
-		deb [arch=amd64,arm64 signed-by=$keyring] $main bookworm-backports main
-	EOF
-	log "updating the private package lists"
-	# shellcheck disable=SC2046
-	retry apt-get $(apt_opts) -q update >&2
-	touch "$stamp"
+	apt_sources "$1" >"$dir/sources.list"
+	log "updating the private package lists ($1)"
+	for n in 1 2 3 4; do
+		# shellcheck disable=SC2046
+		if timeout 120 apt-get $(apt_opts "$1") -q update >"$dir/update.log" 2>&1 &&
+			! grep -q '^[EW]: Failed to fetch' "$dir/update.log"; then
+			touch "$stamp"
+			return 0
+		fi
+		[ $n = 4 ] || sleep $((n * n * 5))
+	done
+	log "$1: package lists not refreshed after 4 tries: $(grep -m1 -E '^(E|Err)' "$dir/update.log")"
+	return 1
 }
 
-# download PKG=VERSION...: into the cache's deb store, once.
+# download STATE PKG=VERSION[@SHA256]...: into the cache's deb store, once. A package with a
+# pinned SHA256 that apt cannot get (its index unusable) is fetched from the pool and checked.
 download() {
-	local spec name ver file
+	local state=$1 spec name ver file sha
+	shift
 	mkdir -p "$PMUSER_CACHE/debs"
 	for spec in "$@"; do
+		sha=
+		case "$spec" in *@*) sha=${spec#*@} spec=${spec%@*} ;; esac
 		name=${spec%%=*}
 		ver=${spec#*=}
 		file=$(deb_file "$name" "$ver")
 		[ -n "$file" ] && continue
 		log "downloading $spec"
 		# shellcheck disable=SC2046
-		(cd "$PMUSER_CACHE/debs" && retry apt-get $(apt_opts) -q download "$spec" >&2)
+		(cd "$PMUSER_CACHE/debs" && timeout 900 apt-get $(apt_opts "$state") -q download "$spec" \
+			>"$PMUSER_CACHE/debs/download.log" 2>&1) && continue
+		if [ -n "$sha" ] && download_pool "$name" "$ver" "$sha"; then
+			continue
+		fi
+		log "could not download $spec ($state): $(grep -m1 -E '^(E|Err)' "$PMUSER_CACHE/debs/download.log")"
+		exit 1
 	done
+}
+
+# download_pool NAME:ARCH VERSION SHA256: a kernel package straight from the archive's pool.
+download_pool() {
+	local deb n part
+	deb=${1%%:*}_${2}_${1#*:}.deb
+	part=$PMUSER_CACHE/debs/$deb.part
+	for n in 1 2 3; do
+		if curl -fsS --retry 2 --max-time 900 -o "$part" \
+			"$(archive_main)/pool/main/l/linux/$deb" &&
+			echo "$3  $part" | sha256sum -c --quiet - 2>/dev/null; then
+			mv "$part" "$PMUSER_CACHE/debs/$deb"
+			log "$deb: from the pool, SHA256 as pinned"
+			return 0
+		fi
+		sleep $((n * 10))
+	done
+	rm -f "$part"
+	return 1
 }
 
 # deb_file NAME[:ARCH] VERSION: the downloaded file (apt writes an epoch "1:" as "1%3a").
@@ -110,20 +191,68 @@ deb_file() {
 	find "$PMUSER_CACHE/debs" -maxdepth 1 -name "${1%%:*}_${ver}_${arch:-*}.deb" | head -n1
 }
 
-fetch_target() {
-	local t=$1 stamp pkgs p kb common
+# resolve_kernel: the newest T_KRESOLVE.x kernel of the target's flavour in its apt state,
+# recorded in the target's kernel.env (read by pmuser_target). Without fresh lists the last
+# resolution, or else the pin, stays.
+resolve_kernel() {
+	local t=$1 env=$PMUSER_CACHE/targets/$1/kernel.env best= v pkg abi
+	private_apt "$T_APT" || true
+	# shellcheck disable=SC2046
+	while read -r pkg v; do
+		pkg=${pkg%%:*}
+		abi=${pkg#linux-headers-}
+		abi=${abi%-"$T_FLAVOUR"}
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "${best#* }"; then
+			best="$abi $v"
+		fi
+	done < <(apt-cache $(apt_opts "$T_APT") pkgnames "linux-headers-$T_KRESOLVE." 2>/dev/null |
+		grep -E "^linux-headers-$T_KRESOLVE\.[0-9.]+\+deb[0-9.]+-$T_FLAVOUR\$" |
+		xargs -r apt-cache $(apt_opts "$T_APT") madison 2>/dev/null |
+		awk -F' *[|] *' '{ print $1, $2 }')
+	if [ -z "$best" ]; then
+		[ -f "$env" ] || log "$t: no $T_KRESOLVE.x kernel in the package lists; using the pin $T_KPKG"
+		return 0
+	fi
+	mkdir -p "${env%/*}"
+	printf 'T_KABI=%s\nT_KPKG=%s\n' "${best% *}" "${best#* }" >"$env.tmp"
+	mv "$env.tmp" "$env"
 	pmuser_target "$t"
+}
+fetch_target() {
+	local t=$1 stamp pkgs=() p all kpkgs=() sha
+	pmuser_target "$t"
+	[ -n "$T_KRESOLVE" ] && resolve_kernel "$t"
 	stamp=$PMUSER_CACHE/targets/$t/ready-$T_KPKG-${BUSYBOX_PKG#*:}
-	[ -f "$stamp" ] && return 0
-	private_apt
-	kb=$T_KBUILD:amd64=$T_KPKG
-	common=linux-headers-$T_KABI-common=$T_KPKG
-	pkgs=("linux-image-$T_KREL:$T_DEBARCH=$T_KPKG" "linux-headers-$T_KREL:$T_DEBARCH=$T_KPKG"
-		"$common" "$kb" "busybox-static:$T_DEBARCH=$BUSYBOX_PKG")
-	download "${pkgs[@]}"
-	rm -rf "$PMUSER_CACHE/targets/$t"
+	if [ -f "$stamp" ]; then
+		[ -z "$T_KRESOLVE" ] || log "$t: kernel $T_KREL ($T_KPKG)"
+		return 0
+	fi
+	# Architecture-independent and amd64 packages come from the suite's main state.
+	all=${T_APT%-armhf}
+	private_apt "$T_APT" || true
+	[ "$all" = "$T_APT" ] || private_apt "$all" || true
+	[ "$all" = bookworm ] || private_apt bookworm || true
+	kpkgs=("linux-headers-$T_KREL:$T_DEBARCH=$T_KPKG")
+	if [ -n "$T_KRESOLVE" ]; then
+		# 7.x splits the image: the vmlinuz is in linux-binary-*.
+		kpkgs+=("linux-binary-$T_KREL:$T_DEBARCH=$T_KPKG")
+	else
+		kpkgs+=("linux-image-$T_KREL:$T_DEBARCH=$T_KPKG")
+	fi
+	for p in "${kpkgs[@]}"; do
+		# shellcheck disable=SC2086
+		sha=$(printf '%s\n' $T_KSHA256 | sed -n "s/^${p%%:*}://p")
+		download "$T_APT" "$p${sha:+@$sha}"
+	done
+	pkgs=("linux-headers-$T_KABI-common=$T_KPKG" "$T_KBUILD:amd64=$T_KPKG")
+	[ -z "$T_KSRC" ] || pkgs+=("$T_KSRC=$T_KPKG")
+	download "$all" "${pkgs[@]}"
+	download bookworm "busybox-static:$T_DEBARCH=$BUSYBOX_PKG"
+	pkgs+=("${kpkgs[@]}" "busybox-static:$T_DEBARCH=$BUSYBOX_PKG")
+	rm -rf "$T_ROOT" "$PMUSER_CACHE/targets/$t"/ready-*
 	mkdir -p "$T_ROOT"
 	for p in "${pkgs[@]}"; do
+		case "$p" in linux-source-*) continue ;; esac
 		dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$T_ROOT"
 	done
 	# Debian's headers tree names its siblings by absolute /usr/src and /usr/lib paths.
@@ -133,17 +262,84 @@ fetch_target() {
 			ln -sfn "$T_ROOT/usr/lib/$T_KBUILD/$p" "$T_KDIR/$p"
 		fi
 	done
+	if [ ! -f "$T_KERNEL" ] && [ -f "$T_ROOT/usr/lib/modules/$T_KREL/vmlinuz" ]; then
+		mkdir -p "$T_ROOT/boot"
+		ln -s "../usr/lib/modules/$T_KREL/vmlinuz" "$T_KERNEL"
+	fi
 	[ -f "$T_KERNEL" ] || { log "$t: no kernel at $T_KERNEL"; exit 1; }
+	[ -z "$T_KSRC" ] || kbuild_from_source "$t"
 	touch "$stamp"
-	log "$t: kernel $T_KREL ready"
+	log "$t: kernel $T_KREL ($T_KPKG) ready"
+}
+
+# kbuild_from_source TARGET: the kbuild package's host programs need a newer glibc than the
+# host's, so they are rebuilt from the same version's kernel source with the host compiler,
+# configured like the target kernel. The kernel itself was built with a newer gcc than the
+# host's cross compiler: the headers tree is pointed at the host's, and only its toolchain
+# symbols (compiler, assembler and linker capabilities and versions, which select flags and
+# code generation, never a structure's layout) are set to what that toolchain has.
+kbuild_from_source() {
+	local t=$1 tmp src out kb f n=0 sym old new v kmake
+	tmp=$(mktemp -d "$PMUSER_CACHE/tmp.XXXXXX")
+	log "$t: building the kbuild host programs from $T_KSRC"
+	dpkg-deb --fsys-tarfile "$(deb_file "$T_KSRC" "$T_KPKG")" |
+		tar -x -C "$tmp" --wildcards './usr/src/linux-source-*.tar.xz'
+	tar -xJf "$tmp"/usr/src/linux-source-*.tar.xz -C "$tmp"
+	src=$(echo "$tmp"/linux-source-*/)
+	out=$tmp/out
+	mkdir -p "$out"
+	cp "$T_KDIR/.config" "$out/.config"
+	# BTF would need a newer pahole for resolve_btfids, signing needs keys; neither changes
+	# the host programs built here.
+	"$src/scripts/config" --file "$out/.config" -d DEBUG_INFO_BTF -d MODULE_SIG
+	kmake=(make -s -C "$src" O="$out" ARCH="$T_ARCH" CROSS_COMPILE="$T_CROSS")
+	if ! "${kmake[@]}" olddefconfig >"$tmp/build.log" 2>&1 ||
+		! "${kmake[@]}" -j"$(nproc)" modules_prepare >>"$tmp/build.log" 2>&1; then
+		log "$t: building the host programs failed:"
+		tail -n 20 "$tmp/build.log" >&2
+		rm -rf "$tmp"
+		exit 1
+	fi
+	kb=$T_ROOT/usr/lib/$T_KBUILD
+	while read -r f; do
+		file -b "$kb/$f" | grep -q '^ELF' || continue
+		if [ -f "$out/$f" ]; then
+			cp "$out/$f" "$kb/$f"
+			n=$((n + 1))
+		fi
+	done < <(cd "$kb" && find . -type f)
+	# Debian's modpost is a wrapper choosing modpost.real-*; the rebuilt one is the target's.
+	cp "$out/scripts/mod/modpost" "$kb/scripts/mod/modpost"
+	log "$t: $n host programs rebuilt"
+	# shellcheck disable=SC2016
+	sed -i 's/^CC = .*/CC = $(CROSS_COMPILE)gcc/' "$T_KDIR/.kernelvariables"
+	# Module BTF needs a pahole as new as the kernel's: without the base vmlinux (BTF only)
+	# kbuild leaves it out, and the kernel loads modules without BTF.
+	rm -f "$T_KDIR/vmlinux"
+	for sym in $(grep -hoE '^(# )?CONFIG_((CC_HAS|CC_OPT|CC_CAN|CC_IS|AS_HAS|AS_IS|LD_IS|LD_CAN|GCC_ASM_GOTO|TOOLS_SUPPORT)_[A-Z0-9_]+|(GCC|AS|LD|PAHOLE)_VERSION|CC_VERSION_TEXT)' \
+		"$T_KDIR/include/config/auto.conf" "$out/.config" | sed 's/^# //' | sort -u); do
+		old=$(sed -n "s/^$sym=//p" "$T_KDIR/include/config/auto.conf")
+		new=$(sed -n "s/^$sym=//p" "$out/.config")
+		v=$new
+		# auto.conf holds strings unquoted, autoconf.h quoted.
+		case "$new" in \"*) new=${new#\"} new=${new%\"} ;; esac
+		[ "$old" = "$new" ] && continue
+		sed -i "/^$sym=/d" "$T_KDIR/include/config/auto.conf"
+		sed -i "/^#define $sym /d" "$T_KDIR/include/generated/autoconf.h"
+		[ -n "$new" ] || continue
+		echo "$sym=$new" >>"$T_KDIR/include/config/auto.conf"
+		[ "$v" = y ] && v=1
+		echo "#define $sym $v" >>"$T_KDIR/include/generated/autoconf.h"
+	done
+	rm -rf "$tmp"
 }
 
 # checkpatch.pl, the kselftest harness and the pmu-events JSON from the Debian kernel source.
 fetch_ksrc() {
 	local stamp=$PMUSER_CACHE/ksrc/ready-$KSRC_PKG ver=${KSRC_NAME#linux-source-} tmp
 	[ -f "$stamp" ] && return 0
-	private_apt
-	download "$KSRC_NAME=$KSRC_PKG"
+	private_apt bookworm || true
+	download bookworm "$KSRC_NAME=$KSRC_PKG"
 	rm -rf "$PMUSER_CACHE/ksrc"
 	tmp=$(mktemp -d)
 	mkdir -p "$PMUSER_CACHE/ksrc"

@@ -2,19 +2,21 @@
 # Sourced by the emu scripts; pmuser_target NAME sets the variables below or fails.
 # shellcheck shell=bash
 
-PMUSER_TARGETS="arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1"
+PMUSER_TARGETS="arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 arm64-7.3 arm64-7.3-rt"
 
 pmuser_target() {
 	T_NAME=$1
 	case "$1" in
-	arm64-6.1 | arm64-6.12)
+	arm64-6.1 | arm64-6.12 | arm64-7.3 | arm64-7.3-rt)
 		T_ARCH=arm64 T_DEBARCH=arm64 T_FLAVOUR=arm64
+		# The PREEMPT_RT flavour; like the others it has KVM, hence preempt notifiers.
+		[ "$1" = arm64-7.3-rt ] && T_FLAVOUR=rt-arm64
 		T_CROSS=aarch64-linux-gnu-
 		T_QEMU=qemu-system-aarch64 T_MACHINE=virt T_CPU=cortex-a72
 		T_CONSOLE=ttyAMA0 T_SMP=2 T_MEM=512
 		T_MODPARAMS= T_CFLAGS=
 		;;
-	armhf-6.1)
+	armhf-6.1 | armhf-6.12)
 		# icount with -smp 2 hangs 32-bit guests in QEMU 7.2: one CPU here.
 		T_ARCH=arm T_DEBARCH=armhf T_FLAVOUR=armmp
 		T_CROSS=arm-linux-gnueabihf-
@@ -35,12 +37,32 @@ pmuser_target() {
 		return 1
 		;;
 	esac
+	# T_APT: the private apt state the kernel comes from (setup.sh). T_KSRC: the kernel source
+	# package whose host programs replace the kbuild package's (built for a newer glibc than
+	# the host's). T_KSHA256: pinned hashes of the image and headers for a mirror whose index
+	# for the architecture is unusable. T_KRESOLVE: the newest kernel of this series replaces
+	# the pin at setup (backports keep only the newest few).
+	T_APT=bookworm T_KSRC= T_KSHA256= T_KRESOLVE=
 	case "$1" in
-	*-6.12) T_KABI=$K612_ABI T_KPKG=$K612_PKG T_KBUILD=$K612_KBUILD ;;
+	arm64-6.12) T_KABI=$K612_ABI T_KPKG=$K612_PKG T_KBUILD=$K612_KBUILD ;;
+	armhf-6.12)
+		T_APT=trixie-armhf T_KABI=$K612T_ABI T_KPKG=$K612T_PKG
+		T_KBUILD=linux-kbuild-$K612T_ABI T_KSRC=linux-source-6.12
+		T_KSHA256="$K612T_SHA256"
+		;;
+	arm64-7.3*)
+		T_APT=trixie T_KABI=$K7_ABI T_KPKG=$K7_PKG T_KRESOLVE=$K7_SERIES
+		# A resolved kernel (setup.sh writes it) overrides the pin.
+		if [ -f "$PMUSER_CACHE/targets/$1/kernel.env" ]; then
+			. "$PMUSER_CACHE/targets/$1/kernel.env"
+		fi
+		T_KBUILD=linux-kbuild-$T_KABI T_KSRC=${T_KABI%%+*}
+		T_KSRC=linux-source-${T_KSRC%.*}
+		;;
 	*) T_KABI=$K61_ABI T_KPKG=$K61_PKG T_KBUILD=$K61_KBUILD ;;
 	esac
-	T_KREL=$T_KABI-$T_FLAVOUR
 	T_ROOT=$PMUSER_CACHE/targets/$1/root
+	T_KREL=$T_KABI-$T_FLAVOUR
 	T_KDIR=$T_ROOT/usr/src/linux-headers-$T_KREL
 	T_KERNEL=$T_ROOT/boot/vmlinuz-$T_KREL
 	T_BUSYBOX=$T_ROOT/bin/busybox

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* pmuser: the kernel-version differences, all in one place (6.1 and 6.12 at least). */
+/* pmuser: the kernel-version differences, all in one place (6.1 to 7.3). */
 #ifndef PMUSER_COMPAT_H
 #define PMUSER_COMPAT_H
 

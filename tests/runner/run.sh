@@ -1,6 +1,7 @@
 #!/bin/bash
 # The guest runner's own test, as TAP: a module that WARNs on load must fail the in-guest
-# suite (dmesg scan), and a clean run must pass. Uses the arm64-6.1 target.
+# suite (dmesg scan), a clean run must pass, the job's status must reach the host, and a test
+# that outruns its time must be stopped and named. Uses the arm64-6.1 target.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -49,6 +50,24 @@ if [ $rc = 7 ]; then
 	echo "ok 3 the guest job's exit status reaches the host"
 else
 	echo "not ok 3 the guest job's exit status reaches the host (got $rc)"
+	status=1
+fi
+# A test binary that never ends: the host stops the job after PMUSER_TEST_TIMEOUT of its own
+# seconds (the guest's backstop is set out of reach) and names the test in a failing line.
+cat >"$out/job-hang" <<'JOB'
+printf '#!/bin/sh\nwhile :; do :; done\n' >/tmp/spin-forever && chmod +x /tmp/spin-forever
+PMUSER_TESTS=/tmp/spin-forever sh /etc/pmuser/run-tests
+JOB
+PMUSER_TEST_TIMEOUT=15 PMUSER_GUEST_ENV='export PMUSER_TEST_TIMEOUT=100000' \
+	bash "$PMUSER_TOP/emu/run-guest.sh" arm64-6.1 "$out/job-hang" >"$out/hang.out" 2>"$out/hang.err"
+rc=$?
+if [ $rc = 125 ] &&
+	grep -q '^not ok 1 spin-forever: the guest job was stopped: the test ran longer than its 15 s' \
+		"$out/hang.out" && grep -q '^# host time: spin-forever .* (still running)' "$out/hang.out"; then
+	echo "ok 4 a test that outruns its time is stopped and named"
+else
+	echo "not ok 4 a test that outruns its time is stopped and named (exit $rc)"
+	sed 's/^/# /' "$out/hang.out" "$out/hang.err" | tail -n 20
 	status=1
 fi
 exit $status
