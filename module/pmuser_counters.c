@@ -334,10 +334,11 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 }
 
 /*
- * Events torn down wait here for perf_event_release_kernel(): under PREEMPT_RT it waits for
- * an RCU grace period per event, which would stall CONFIGURE (and a workload counted by
- * rotating sets) for as long. They are disabled first, so their counters are free at once
- * and they raise no interrupt; a work item releases them.
+ * Under PREEMPT_RT perf_event_release_kernel() waits for an RCU grace period per event, which
+ * would stall CONFIGURE (and a workload counted by rotating sets) for as long: there events
+ * torn down are disabled (their counters are free at once and they raise no interrupt) and
+ * wait here for a work item to release them. Elsewhere the release is quick and done at once,
+ * so no later work disturbs a measurement on the CPU.
  */
 struct pmuser_dead_event {
 	struct llist_node node;
@@ -359,10 +360,17 @@ static void pmuser_release_dead(struct work_struct *work)
 
 static DECLARE_WORK(pmuser_release_work, pmuser_release_dead);
 
+/*
+ * Releases a torn-down event, or under PREEMPT_RT queues it. The work item is started only
+ * by pmuser_release_later(), once the operation that tore it down has set up what replaces
+ * it.
+ */
 static void pmuser_event_retire(struct perf_event *event)
 {
-	struct pmuser_dead_event *d = kmalloc(sizeof(*d), GFP_KERNEL);
+	struct pmuser_dead_event *d = NULL;
 
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d) {
 		perf_event_release_kernel(event);
 		return;
@@ -370,7 +378,13 @@ static void pmuser_event_retire(struct perf_event *event)
 	perf_event_disable(event);
 	d->event = event;
 	llist_add(&d->node, &pmuser_dead_events);
-	schedule_work(&pmuser_release_work);
+}
+
+/* Unbound: the release runs where a CPU is free, not preempting this CPU's workload. */
+static void pmuser_release_later(void)
+{
+	if (!llist_empty(&pmuser_dead_events))
+		queue_work(system_unbound_wq, &pmuser_release_work);
 }
 
 static void pmuser_cpu_teardown(unsigned int cpu)
@@ -582,6 +596,7 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 	}
 unlock:
 	mutex_unlock(&pmuser_cfg_lock);
+	pmuser_release_later();
 	kfree(prev_cpus);
 	kfree(prev);
 	return ret;
@@ -627,6 +642,7 @@ int pmuser_counters_release(struct file *owner)
 		ret = -ENOENT;
 	}
 	mutex_unlock(&pmuser_cfg_lock);
+	pmuser_release_later();
 	return ret;
 }
 
@@ -706,6 +722,7 @@ static int pmuser_cpu_online(unsigned int cpu)
 			pr_warn("pmuser: cpu%u: counters not re-established (%d)\n", cpu, ret);
 	}
 	mutex_unlock(&pmuser_cfg_lock);
+	pmuser_release_later();
 	return 0;
 }
 
@@ -714,6 +731,7 @@ static int pmuser_cpu_offline(unsigned int cpu)
 	mutex_lock(&pmuser_cfg_lock);
 	pmuser_cpu_teardown(cpu);
 	mutex_unlock(&pmuser_cfg_lock);
+	pmuser_release_later();
 	pmuser_access_cpu_down();
 	return 0;
 }
@@ -784,6 +802,7 @@ void pmuser_counters_exit(void)
 	pmuser_teardown_all();
 	pmuser_owner = NULL;
 	mutex_unlock(&pmuser_cfg_lock);
+	pmuser_release_later();
 	flush_work(&pmuser_release_work);
 	vfree(pmuser_page);
 }
