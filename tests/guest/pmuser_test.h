@@ -100,6 +100,27 @@ static inline void spin2(unsigned long n)
 #endif
 }
 
+/*
+ * QEMU's -icount counts instructions globally and its cycle counter follows the virtual
+ * clock, which any other vCPU's instructions also advance while this one waits its turn.
+ * Tools whose windows must be exact run with only CPU 0 online: other_cpus_set(0), then 1.
+ */
+static inline void other_cpus_set(int online)
+{
+	unsigned int cpu;
+	char path[64];
+	FILE *f;
+
+	for (cpu = 1; cpu < 64; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+		f = fopen(path, "w");
+		if (!f)
+			continue;
+		fputs(online ? "1" : "0", f);
+		fclose(f);
+	}
+}
+
 /* Counter width as a mask, for modular deltas of raw reads. */
 static inline uint64_t width_mask(unsigned int bits)
 {

@@ -107,27 +107,6 @@ TEST(lat_text_report)
 	}
 }
 
-/*
- * QEMU's cycle counter follows the virtual clock, which any other vCPU's instructions also
- * advance while this one waits its turn. Long sweeps keep only CPU 0 online so that cycles
- * are this CPU's instructions alone.
- */
-static void other_cpus_set(const char *state)
-{
-	unsigned int cpu;
-	char path[64];
-	FILE *f;
-
-	for (cpu = 1; cpu < 64; cpu++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
-		f = fopen(path, "w");
-		if (!f)
-			continue;
-		fputs(state, f);
-		fclose(f);
-	}
-}
-
 /* pmu-sweep in CSV: every size's min and median must be the loop's 1.25 instructions/load. */
 static void check_sweep(struct __test_metadata *_metadata, const char *args, size_t min_rows)
 {
@@ -138,9 +117,9 @@ static void check_sweep(struct __test_metadata *_metadata, const char *args, siz
 	int ret;
 
 	snprintf(cmd, sizeof(cmd), "pmu-sweep -b module -f csv -r 3 -t 0.1 %s", args);
-	other_cpus_set("0");
+	other_cpus_set(0);
 	ret = run(cmd, out, sizeof(out));
-	other_cpus_set("1");
+	other_cpus_set(1);
 	ASSERT_EQ(0, ret) TH_LOG("%s:\n%s", cmd, out);
 	ASSERT_TRUE(NULL != meta(out, "backend", v, sizeof(v))) TH_LOG("%s", out);
 	EXPECT_STREQ("module", v);
@@ -192,10 +171,10 @@ TEST(sweep_text_report_and_tiers)
 	int ret;
 
 	REQUIRE_COUNTING();
-	other_cpus_set("0");
+	other_cpus_set(0);
 	ret = run("pmu-sweep -b module -r 2 -t 0.1 --max 512K --svg /tmp/sweep.svg "
 		  "--raw /tmp/sweep.raw -e default", out, sizeof(out));
-	other_cpus_set("1");
+	other_cpus_set(1);
 	ASSERT_EQ(0, ret) TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != strstr(out, "icount prediction: 1.25 cycles per load (10 instructions "
 			       "per iteration / 8 loads)"));

@@ -64,7 +64,9 @@ static void check_tool(struct __test_metadata *_metadata, const char *cmd,
 
 	res->inst_runs = 0;
 	res->harness = -1;
+	other_cpus_set(0);
 	res->status = run(cmd, out, sizeof(out));
+	other_cpus_set(1);
 	ASSERT_EQ(0, res->status) TH_LOG("%s", cmd);
 	ASSERT_TRUE(strstr(out, "backend=module") != NULL) TH_LOG("%s: %s", cmd, out);
 	for (line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
