@@ -20,13 +20,13 @@
 
 #define N1	1000u
 #define N2	11000u
-/* Another perf user's pinned CPU-wide INST_RETIRED event on CPU 0 (user mode). */
-static int other_open(void)
+/* Another perf user's pinned CPU-wide event on CPU 0 (user mode where the PMU can filter). */
+static int other_pinned_open(__u32 type, __u64 config)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = PERF_TYPE_RAW,
-		.config = EV_INST_RETIRED,
+		.type = type,
+		.config = config,
 		.pinned = 1,
 		/* ARM1176's perf refuses any mode filter. */
 		.exclude_kernel = COUNT_DEFAULT == PMUSER_COUNT_USER,
@@ -34,6 +34,12 @@ static int other_open(void)
 	};
 
 	return perf_open(&attr, -1, 0);
+}
+
+/* Its INST_RETIRED. */
+static int other_open(void)
+{
+	return other_pinned_open(PERF_TYPE_RAW, EV_INST_RETIRED);
 }
 
 static uint64_t other_read(int fd)
@@ -312,15 +318,6 @@ TEST_F_TIMEOUT(arrangement, period_end_with_kernel_counting_and_pinned_other, 30
 TEST_F(arrangement, failed_configure_keeps_the_previous_one)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES,
-		.pinned = 1,
-		/* ARM1176's perf refuses any mode filter. */
-		.exclude_kernel = COUNT_DEFAULT == PMUSER_COUNT_USER,
-		.exclude_hv = COUNT_DEFAULT == PMUSER_COUNT_USER,
-	};
 	struct pmuser_config cfg;
 	struct pmuser_cpu_info ci;
 	struct pmuser_info info;
@@ -330,7 +327,7 @@ TEST_F(arrangement, failed_configure_keeps_the_previous_one)
 	config_events(&self->cfg, 0, ev, 1);
 	self->cfg.cpus[0] = 1;
 	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
-	cycles = perf_open(&attr, -1, 0);
+	cycles = other_pinned_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	ASSERT_LE(0, cycles) TH_LOG("perf_event_open: %s", strerror(errno));
 	config_events(&cfg, 1, ev, 1);
 	cfg.cpus[0] = 1;
