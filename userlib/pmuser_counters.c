@@ -122,23 +122,25 @@ static bool module_reads_work(struct pmuser_counters *c)
 	return true;
 }
 
-static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
-		       const char *what)
+/* request: the ioctl that failed (its cause is named), or 0 for other steps. */
+static int module_fail_req(struct pmuser_counters *c, int ret, char *why, size_t whylen,
+			   const char *what, unsigned long request)
 {
 	char cause[256];
 
-	if (!strcmp(what, "PMUSER_IOC_GRANT"))
-		pmuser_device_why(PMUSER_IOC_GRANT, ret, cause, sizeof(cause));
-	else if (!strcmp(what, "PMUSER_IOC_CONFIGURE"))
-		pmuser_device_why(PMUSER_IOC_CONFIGURE, ret, cause, sizeof(cause));
-	else
-		snprintf(cause, sizeof(cause), "%s", strerror(-ret));
+	pmuser_device_why(request, ret, cause, sizeof(cause));
 	why_add(why, whylen, "module: %s: %s; ", what, cause);
 	pmuser_page_unmap(&c->page);
 	if (c->dev_fd >= 0)
 		close(c->dev_fd);
 	c->dev_fd = -1;
 	return ret;
+}
+
+static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
+		       const char *what)
+{
+	return module_fail_req(c, ret, why, whylen, what, 0);
 }
 
 int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
@@ -208,7 +210,8 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	}
 	ret = pmuser_device_configure(c->dev_fd, &cfg);
 	if (ret)
-		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE");
+		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE",
+				       PMUSER_IOC_CONFIGURE);
 	for (i = first, cpu = 0; i < c->nr; i++)
 		if (c->ctr[i].supported)
 			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
@@ -217,7 +220,7 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");
 	ret = pmuser_device_grant(c->dev_fd, 0);
 	if (ret)
-		return module_fail(c, ret, why, whylen, "PMUSER_IOC_GRANT");
+		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
 	if (!module_reads_work(c))
 		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");
 	snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
