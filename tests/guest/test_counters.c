@@ -54,10 +54,14 @@ TEST_F(counters, inst_retired_exact)
 
 	REQUIRE_COUNTING();
 	for (i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
-		uint64_t d = loop_delta_alone(hw, lengths[i]);
+		int verdict = -1, tries;
 
-		EXPECT_EQ(2 * lengths[i] + LOOP_OVERHEAD, d)
-			TH_LOG("loop of %llu iterations", (unsigned long long)lengths[i]);
+		/* Windows another thread, the other vCPU or a republish ran in are retried. */
+		for (tries = 0; tries < 8 && verdict < 0; tries++)
+			verdict = loop_judge(hw, lengths[i]);
+		EXPECT_EQ(1, verdict)
+			TH_LOG("loop of %llu iterations (%d tries)", (unsigned long long)lengths[i],
+			       tries);
 	}
 }
 
