@@ -37,6 +37,12 @@
  *
  * A PMU without an overflow interrupt (the BCM2835's ARM1176) never calls the handler: a
  * per-CPU timer then does its work every 0.5 s, in hard interrupt context on that CPU.
+ *
+ * Other threads: pmuser's events count everything on their CPU in the modes configured, so a
+ * thread's two raw reads with another thread's time between them do not measure the thread
+ * alone. A probe on the scheduler's sched_switch tracepoint advances the CPU's sequence at
+ * every context switch there, so a window a thread was switched out of reads as changed,
+ * like one perf reloaded a counter in.
  */
 #include <linux/cpu.h>
 #include <linux/cpu_pm.h>
@@ -50,6 +56,8 @@
 #include <linux/perf/arm_pmu.h>
 #include <linux/smp.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
@@ -116,6 +124,26 @@ static void pmuser_page_end(struct pmuser_page_cpu *p)
 	smp_wmb(); /* fields before the even sequence */
 	WRITE_ONCE(p->seq, p->seq + 1);
 	p->publications++;
+}
+
+/*
+ * sched_switch, on the CPU with interrupts off like every other writer of its record: the
+ * sequence moves by 2, so it stays even and no field changes.
+ */
+static void pmuser_switch_probe(void *data, bool preempt, struct task_struct *prev,
+				struct task_struct *next, unsigned int prev_state)
+{
+	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+
+	WRITE_ONCE(p->seq, p->seq + 2);
+}
+
+static struct tracepoint *pmuser_switch_tp;
+
+static void pmuser_find_switch_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		pmuser_switch_tp = tp;
 }
 
 static bool pmuser_slot_used(unsigned int slot)
@@ -777,9 +805,18 @@ int pmuser_counters_init(void)
 		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
 			pmuser_page_cpu(cpu)->slot[slot].hw = PMUSER_HW_NONE;
 	}
-	ret = cpu_pm_register_notifier(&pmuser_cpu_pm_nb);
+	for_each_kernel_tracepoint(pmuser_find_switch_tp, NULL);
+	if (!pmuser_switch_tp) {
+		pr_err("pmuser: no sched_switch tracepoint (CONFIG_TRACEPOINTS): windows another thread ran in could not be flagged\n");
+		ret = -EOPNOTSUPP;
+		goto err_page;
+	}
+	ret = tracepoint_probe_register(pmuser_switch_tp, pmuser_switch_probe, NULL);
 	if (ret)
 		goto err_page;
+	ret = cpu_pm_register_notifier(&pmuser_cpu_pm_nb);
+	if (ret)
+		goto err_switch;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "pmuser:online",
 				pmuser_cpu_online, pmuser_cpu_offline);
 	if (ret < 0)
@@ -789,6 +826,9 @@ int pmuser_counters_init(void)
 
 err_pm:
 	cpu_pm_unregister_notifier(&pmuser_cpu_pm_nb);
+err_switch:
+	tracepoint_probe_unregister(pmuser_switch_tp, pmuser_switch_probe, NULL);
+	tracepoint_synchronize_unregister();
 err_page:
 	vfree(pmuser_page);
 	return ret;
@@ -804,5 +844,8 @@ void pmuser_counters_exit(void)
 	mutex_unlock(&pmuser_cfg_lock);
 	pmuser_release_later();
 	flush_work(&pmuser_release_work);
+	tracepoint_probe_unregister(pmuser_switch_tp, pmuser_switch_probe, NULL);
+	/* No CPU runs the probe, which writes the page, any more. */
+	tracepoint_synchronize_unregister();
 	vfree(pmuser_page);
 }

@@ -242,6 +242,8 @@ int main(int argc, char **argv)
 			r.bias_raw[i - o.warmup] = empty;
 		}
 	}
+	if (lat_timer_check(&t, TOOL))
+		goto out_buf;
 	/* Bias: the cheapest empty window, as the load can never be faster than nothing. */
 	r.bias = UINT64_MAX;
 	for (uint64_t i = 0; i < o.samples; i++)

@@ -640,6 +640,8 @@ int main(int argc, char **argv)
 	lat_progress_init(&prog, TOOL);
 	for (size_t i = 0; i < n; i++) {
 		ret = measure_size(&s, sizes[i], o.budget * 1e9 / (double)(n * o.reps), &pts[i]);
+		if (!ret)
+			ret = lat_timer_check(&s.t, TOOL);
 		if (ret)
 			goto out_raw;
 		lat_progress(&prog, "[%zu/%zu] %s: %.3f %s/load", i + 1, n,

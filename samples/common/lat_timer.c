@@ -235,31 +235,54 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 
 void lat_timer_close(struct lat_timer *t)
 {
-	if (t->flagged)
-		fprintf(stderr, "note: %lu measurement windows were flagged (perf reloaded or moved a counter meanwhile) and measured again%s\n",
-			t->flagged, t->flagged >= LAT_FLAGGED_MAX ? "; later flagged ones were kept" : "");
+	if (t->flagged && !t->disturbed)
+		fprintf(stderr, "note: %lu measurement windows were disturbed (another thread ran on the CPU, or perf reloaded or moved a counter) and measured again\n",
+			t->flagged);
 	pmuser_counters_close(t->ctr);
 	t->ctr = NULL;
 }
 
+int lat_timer_check(const struct lat_timer *t, const char *tool)
+{
+	if (!t->disturbed)
+		return 0;
+	fprintf(stderr, "%s: a measurement window was disturbed %d times in a row (another thread kept running on the CPU, or perf kept reloading or moving the counters; %s backend): nothing reported\n",
+		tool, LAT_WINDOW_TRIES, pmuser_backend_name(t->backend));
+	return -EAGAIN;
+}
+
 /* ---- measuring ------------------------------------------------------------------------ */
+
+/*
+ * Whether to measure the window again: it was flagged, and it has not been flagged
+ * LAT_WINDOW_TRIES times in a row yet (then the tool reports nothing: lat_timer_check()).
+ */
+static bool window_again(struct lat_timer *t, bool flagged, unsigned int *tries)
+{
+	if (!flagged)
+		return false;
+	t->flagged++;
+	if (++*tries < LAT_WINDOW_TRIES)
+		return true;
+	t->disturbed = true;
+	return false;
+}
 
 #if HAVE_INLINE_WINDOW
 /*
  * An inline window is comparable if the thread stayed on its CPU and the counter page did
- * not change around it (perf reloaded or moved no counter); otherwise it is counted and
- * measured again, up to LAT_FLAGGED_MAX windows in all.
+ * not change around it (no context switch there, no counter perf reloaded or moved).
  */
 static bool window_flagged(struct lat_timer *t, struct pmuser_page_mark m)
 {
-	return !pmuser_page_unchanged(pmuser_counters_page(t->ctr), m) &&
-	       ++t->flagged < LAT_FLAGGED_MAX;
+	return !pmuser_page_unchanged(pmuser_counters_page(t->ctr), m);
 }
 #endif
 
 uint64_t lat_time_load(struct lat_timer *t, void ***p)
 {
 	struct pmuser_region r;
+	unsigned int tries = 0;
 
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
@@ -269,7 +292,7 @@ uint64_t lat_time_load(struct lat_timer *t, void ***p)
 		do {
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
 			d = window_load(p);
-		} while (window_flagged(t, m));
+		} while (window_again(t, window_flagged(t, m), &tries));
 		return d;
 	}
 #endif
@@ -277,13 +300,14 @@ uint64_t lat_time_load(struct lat_timer *t, void ***p)
 		pmuser_region_start(t->ctr, &r);
 		*p = one_load(*p);
 		pmuser_region_stop(t->ctr, &r);
-	} while (!r.valid && ++t->flagged < LAT_FLAGGED_MAX);
+	} while (window_again(t, !r.valid, &tries));
 	return r.raw[0];
 }
 
 uint64_t lat_time_empty(struct lat_timer *t)
 {
 	struct pmuser_region r;
+	unsigned int tries = 0;
 
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
@@ -293,7 +317,7 @@ uint64_t lat_time_empty(struct lat_timer *t)
 		do {
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
 			d = window_empty();
-		} while (window_flagged(t, m));
+		} while (window_again(t, window_flagged(t, m), &tries));
 		return d;
 	}
 #endif
@@ -301,7 +325,7 @@ uint64_t lat_time_empty(struct lat_timer *t)
 		pmuser_region_start(t->ctr, &r);
 		__asm__ __volatile__("" ::: "memory");
 		pmuser_region_stop(t->ctr, &r);
-	} while (!r.valid && ++t->flagged < LAT_FLAGGED_MAX);
+	} while (window_again(t, !r.valid, &tries));
 	return r.raw[0];
 }
 
@@ -309,6 +333,7 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 {
 	uint64_t before[PMUSER_COUNTERS_MAX], after[PMUSER_COUNTERS_MAX], d;
 	struct pmuser_region r;
+	unsigned int tries = 0;
 
 	if (!iters)
 		return 0;
@@ -317,17 +342,16 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 		/* Events are read outside the cycle window so that it stays one asm block. */
 		struct pmuser_page_mark m;
 
-		if (t->nr_events && ev)
-			pmuser_counters_read(t->ctr, before);
 		do {
+			if (t->nr_events && ev)
+				pmuser_counters_read(t->ctr, before);
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
 			d = window_chase(p, iters);
-		} while (window_flagged(t, m));
-		if (t->nr_events && ev) {
-			pmuser_counters_read(t->ctr, after);
-			for (unsigned int i = 0; i < t->nr_events; i++)
-				ev[i] = after[i + 1] - before[i + 1];
-		}
+			if (t->nr_events && ev)
+				pmuser_counters_read(t->ctr, after);
+		} while (window_again(t, window_flagged(t, m), &tries));
+		for (unsigned int i = 0; ev && i < t->nr_events; i++)
+			ev[i] = after[i + 1] - before[i + 1];
 		return d;
 	}
 #endif
@@ -337,7 +361,7 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 		pmuser_region_start(t->ctr, &r);
 		*p = chase_loop(*p, iters);
 		pmuser_region_stop(t->ctr, &r);
-	} while (!r.valid && ++t->flagged < LAT_FLAGGED_MAX);
+	} while (window_again(t, !r.valid, &tries));
 	d = r.raw[0];
 	for (unsigned int i = 0; ev && i < t->nr_events; i++)
 		ev[i] = r.raw[i + 1];
@@ -351,18 +375,20 @@ uint64_t lat_time_random(struct lat_timer *t, void **base, size_t nodes, size_t 
 	uint64_t x = *state | 1;
 	uintptr_t sum = 0;
 	struct pmuser_region r;
+	unsigned int tries = 0;
 
-	/* Flagged regions are counted (t->flagged); the random stream moves on regardless. */
-	pmuser_region_start(t->ctr, &r);
-	for (uint64_t i = 0; i < loads; i++) {
-		/* xorshift64, then the top 32 bits scaled to [0, nodes) without a division */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		sum += (uintptr_t)base[(size_t)(((x >> 32) * nodes) >> 32) * words];
-	}
-	pmuser_region_stop(t->ctr, &r);
-	t->flagged += !r.valid;
+	/* A flagged run is measured again on the next stretch of the random stream. */
+	do {
+		pmuser_region_start(t->ctr, &r);
+		for (uint64_t i = 0; i < loads; i++) {
+			/* xorshift64, then the top 32 bits scaled to [0, nodes) without a division */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			sum += (uintptr_t)base[(size_t)(((x >> 32) * nodes) >> 32) * words];
+		}
+		pmuser_region_stop(t->ctr, &r);
+	} while (window_again(t, !r.valid, &tries));
 	__asm__ __volatile__("" : : "r"(sum));
 	*state = x;
 	for (unsigned int i = 0; ev && i < t->nr_events; i++)

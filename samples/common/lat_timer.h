@@ -22,8 +22,11 @@
 #define LAT_UNROLL		8
 #define LAT_LOOP_INSNS		(LAT_UNROLL + 2)
 
-/* Flagged regions measured again, in all, before flagged ones are let through. */
-#define LAT_FLAGGED_MAX		1000
+/*
+ * Times one window is measured at most: a window the library flags (another thread ran on
+ * the CPU, or perf reloaded or moved a counter) is measured again.
+ */
+#define LAT_WINDOW_TRIES	100
 
 struct lat_timer {
 	struct pmuser_counters *ctr;
@@ -34,8 +37,10 @@ struct lat_timer {
 	char loop_method[160];	/* how the chase loop is timed */
 	unsigned int nr_events;	/* counters after the cycle counter */
 	uint64_t tick;		/* smallest non-zero step seen between two reads (0: none) */
-	/* Regions the library flagged (perf reloaded or moved a counter) and measured again. */
+	/* Windows flagged and measured again. */
 	unsigned long flagged;
+	/* Some window was flagged LAT_WINDOW_TRIES times in a row: its value is not usable. */
+	bool disturbed;
 	char timer[192];	/* the library's timer line plus the observed tick */
 };
 
@@ -47,6 +52,12 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 		   const struct pmuser_evspec_entry *events, size_t nr_events, char *err,
 		   size_t len);
 void lat_timer_close(struct lat_timer *t);
+
+/*
+ * 0 if every window so far was measured undisturbed; otherwise prints why on stderr, as
+ * tool's message, and returns -EAGAIN: the tool reports nothing it measured.
+ */
+int lat_timer_check(const struct lat_timer *t, const char *tool);
 
 /* One dependent load at *p (p = *p) inside the window: raw counter delta. */
 uint64_t lat_time_load(struct lat_timer *t, void ***p);

@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "pmuser.h"
 

@@ -134,6 +134,36 @@ TEST(reset_of_a_partial_configuration)
 }
 
 /*
+ * pmuser's counters count every thread on the CPU: a window the reading thread was switched
+ * out of, here while another process spun on the same CPU, reads as changed.
+ */
+TEST_F(counters, window_another_process_ran_in_is_flagged)
+{
+	unsigned int hw = self->cfg.events[0].hw_counter;
+	struct pmuser_page_mark m;
+	uint32_t before, after;
+	pid_t pid;
+
+	REQUIRE_COUNTING();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* On CPU 0 too (the pin is inherited), in user mode until killed. */
+		for (;;)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	m = page_mark();
+	before = (uint32_t)pmuser_counter_read(hw);
+	usleep(20000);
+	after = (uint32_t)pmuser_counter_read(hw);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	TH_LOG("%u instructions in the window, the other process's among them", after - before);
+	EXPECT_LT(100000, after - before);
+	EXPECT_FALSE(page_unchanged(m));
+}
+
+/*
  * pmuser holds 32-bit event counters in periods of 2^31 events: perf's overflow interrupt at
  * each period end lets pmuser republish the counter in the page. Run the counter up to just
  * before the period end (raw 2^32), then time a known loop across it: the delta of the raw

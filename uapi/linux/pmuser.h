@@ -209,6 +209,9 @@ struct pmuser_swinc {
  * overflow interrupt reaches them (every 2^(bits-1) events, and at the first counted event
  * after perf restarted or moved one), at RESET, and when CPU_INFO finds a change.
  * A reader retries while seq is odd or changed across its reads.
+ * seq also advances by 2 at every context switch on the CPU: pmuser's counters count every
+ * thread there, so two raw reads measure the reading thread alone only if seq is unchanged
+ * between them (and both were made on this CPU).
  */
 #define PMUSER_PAGE_SLOTS	32	/* slot i: pmuser_config.events[i]; slot 31: cycles */
 #define PMUSER_PAGE_CYCLE_SLOT	31
@@ -227,7 +230,7 @@ struct pmuser_page_slot {
 };
 
 struct pmuser_page_cpu {
-	__u32 seq;		/* odd while being written; changes with every publication */
+	__u32 seq;		/* odd while being written; changes at publications, switches */
 	__u32 reserved;
 	__u64 publications;	/* how often this CPU's record was republished */
 	struct pmuser_page_slot slot[PMUSER_PAGE_SLOTS];
