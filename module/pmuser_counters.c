@@ -59,7 +59,6 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
-#include <linux/workqueue.h>
 
 #include "pmuser.h"
 #include "pmuser_compat.h"
@@ -362,11 +361,12 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 }
 
 /*
- * Under PREEMPT_RT perf_event_release_kernel() waits for an RCU grace period per event, which
- * would stall CONFIGURE (and a workload counted by rotating sets) for as long: there events
- * torn down are disabled (their counters are free at once and they raise no interrupt) and
- * wait here for a work item to release them. Elsewhere the release is quick and done at once,
- * so no later work disturbs a measurement on the CPU.
+ * A torn-down event is disabled at once (its counter is free and it raises no interrupt) but
+ * released only once the operation that tore it down has set up and zeroed what replaces
+ * it: under PREEMPT_RT perf_event_release_kernel() waits for an RCU grace period per event,
+ * and a counted workload on the CPU must not run uncounted meanwhile. The caller releases
+ * synchronously, so no release is left to contend with the next operation for perf's
+ * context locks.
  */
 struct pmuser_dead_event {
 	struct llist_node node;
@@ -375,7 +375,7 @@ struct pmuser_dead_event {
 
 static LLIST_HEAD(pmuser_dead_events);
 
-static void pmuser_release_dead(struct work_struct *work)
+static void pmuser_release_dead(void)
 {
 	struct llist_node *list = llist_del_all(&pmuser_dead_events);
 	struct pmuser_dead_event *d, *tmp;
@@ -386,19 +386,11 @@ static void pmuser_release_dead(struct work_struct *work)
 	}
 }
 
-static DECLARE_WORK(pmuser_release_work, pmuser_release_dead);
-
-/*
- * Releases a torn-down event, or under PREEMPT_RT queues it. The work item is started only
- * by pmuser_release_later(), once the operation that tore it down has set up what replaces
- * it.
- */
+/* Disables a torn-down event for pmuser_release_dead(), or releases it if out of memory. */
 static void pmuser_event_retire(struct perf_event *event)
 {
-	struct pmuser_dead_event *d = NULL;
+	struct pmuser_dead_event *d = kmalloc(sizeof(*d), GFP_KERNEL);
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d) {
 		perf_event_release_kernel(event);
 		return;
@@ -406,13 +398,6 @@ static void pmuser_event_retire(struct perf_event *event)
 	perf_event_disable(event);
 	d->event = event;
 	llist_add(&d->node, &pmuser_dead_events);
-}
-
-/* Unbound: the release runs where a CPU is free, not preempting this CPU's workload. */
-static void pmuser_release_later(void)
-{
-	if (!llist_empty(&pmuser_dead_events))
-		queue_work(system_unbound_wq, &pmuser_release_work);
 }
 
 static void pmuser_cpu_teardown(unsigned int cpu)
@@ -624,7 +609,7 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 	}
 unlock:
 	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_later();
+	pmuser_release_dead();
 	kfree(prev_cpus);
 	kfree(prev);
 	return ret;
@@ -670,7 +655,7 @@ int pmuser_counters_release(struct file *owner)
 		ret = -ENOENT;
 	}
 	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_later();
+	pmuser_release_dead();
 	return ret;
 }
 
@@ -750,7 +735,7 @@ static int pmuser_cpu_online(unsigned int cpu)
 			pr_warn("pmuser: cpu%u: counters not re-established (%d)\n", cpu, ret);
 	}
 	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_later();
+	pmuser_release_dead();
 	return 0;
 }
 
@@ -759,7 +744,7 @@ static int pmuser_cpu_offline(unsigned int cpu)
 	mutex_lock(&pmuser_cfg_lock);
 	pmuser_cpu_teardown(cpu);
 	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_later();
+	pmuser_release_dead();
 	pmuser_access_cpu_down();
 	return 0;
 }
@@ -842,8 +827,7 @@ void pmuser_counters_exit(void)
 	pmuser_teardown_all();
 	pmuser_owner = NULL;
 	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_later();
-	flush_work(&pmuser_release_work);
+	pmuser_release_dead();
 	tracepoint_probe_unregister(pmuser_switch_tp, pmuser_switch_probe, NULL);
 	/* No CPU runs the probe, which writes the page, any more. */
 	tracepoint_synchronize_unregister();

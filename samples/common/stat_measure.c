@@ -649,6 +649,8 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 		module_period_end(m, s, r, set, now - t0, now - start);
 		if (done)
 			break;
+		/* The next set counts from inside CONFIGURE on: its period starts there. */
+		start = now_ns();
 		if (m->nr_rotation > 1) {
 			turn = (turn + 1) % m->nr_rotation;
 			set = m->rotation[turn];
@@ -665,7 +667,6 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 			}
 			module_zero(m);
 		}
-		start = now_ns();
 	}
 	finish(&ch, r, t0);
 	/*

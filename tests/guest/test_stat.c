@@ -394,9 +394,10 @@ TEST(module_tdm_scales)
 {
 	char *argv[] = { "pmu-stat", "--backend", "module", "-I", "10", "-e", "inst_retired",
 			 "-e", "inst_retired", "-e", "inst_retired", "-e", "inst_retired", "--csv",
-			 "-o", CSV_FILE, "--", "pmu-spin", "50000000", NULL };
+			 "-o", CSV_FILE, "--", "pmu-spin", "300000000", NULL };
 	struct csv_row rows[4], cyc;
-	double full = 2.0 * 50000000, sum = 0;
+	/* Long enough for several turns each where CONFIGURE is slow (PREEMPT_RT: ~40 ms). */
+	double full = 2.0 * 300000000, sum = 0;
 	int i;
 
 	REQUIRE_COUNTING();
