@@ -76,7 +76,8 @@ static __attribute__((noinline)) void read_loop(read_fn fn, void *ctx, unsigned 
 
 /*
  * Per counter, the smallest delta of runs loops of n calls to fn. Regions the library flags
- * (perf multiplexed, reloaded or moved a counter meanwhile) are dropped and run again; when
+ * (another thread ran on the CPU, or perf multiplexed, reloaded or moved a counter meanwhile)
+ * are dropped and run again; when
  * too many are, the tool stops with that cause rather than print what it did not measure.
  */
 static void measure_loop(struct wl_harness *h, read_fn fn, void *ctx, unsigned long n,
@@ -93,7 +94,7 @@ static void measure_loop(struct wl_harness *h, read_fn fn, void *ctx, unsigned l
 		pmuser_region_stop(h->c, &r);
 		if (!r.valid) {
 			if (++flagged > FLAGGED_MAX) {
-				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: perf is multiplexing or restarting the counters (%s backend); nothing measured\n",
+				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: other threads keep running on the CPU, or perf is multiplexing or restarting the counters (%s backend); nothing measured\n",
 					flagged, flagged + k,
 					pmuser_backend_name(pmuser_counters_backend(h->c)));
 				exit(1);

@@ -250,8 +250,9 @@ struct pmuser_page_mark {
 
 struct pmuser_page_mark pmuser_page_mark(const struct pmuser_page *pg);
 /*
- * Whether raw reads made since m are comparable: the thread is on the same CPU and nothing
- * was republished there. Always true for an unmapped page (pg->base NULL).
+ * Whether raw reads made since m are comparable: the thread is on the same CPU, was not
+ * switched out there (the counters count every thread on the CPU) and nothing was
+ * republished there. Always true for an unmapped page (pg->base NULL).
  */
 bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark m);
 
@@ -369,7 +370,7 @@ struct pmuser_counters_attr {
 	/*
 	 * CPU to count on, or -1 for wherever the target runs. Module: the CPU the counters are
 	 * held on (-1: all CPUs) and the calling thread is pinned there; reads are of the CPU the
-	 * reader runs on, so unpinned readers must not migrate inside a measurement.
+	 * reader runs on: a region an unpinned reader migrated in comes back invalid.
 	 */
 	int cpu;
 	size_t nr_events;
@@ -453,8 +454,9 @@ int pmuser_counters_reset(struct pmuser_counters *c);
  * 0 instructions and a k-instruction block k.
  *
  * valid is false when the deltas cannot be trusted: on the module backend, the thread
- * changed CPU, or perf reloaded, moved or stopped a counter in between (the counter page
- * says so); on the perf backends, perf had an event off its counter at either end or for
+ * changed CPU or was switched out (its CPU's counters then counted other threads too), or
+ * perf reloaded, moved or stopped a counter in between (the counter page says so); on the
+ * perf backends, perf had an event off its counter at either end or for
  * part of the time between (multiplexing). Drop such regions: their deltas are not counts.
  */
 struct pmuser_region {

@@ -59,7 +59,10 @@ int lat_warn_system(FILE *f, const char *tool, int cpu)
 			else if (strcmp(first_freq, buf))
 				differ = 1;
 		}
-		if (i == 0)
+		/* An offline CPU shows no MIDR: only the cores that do are compared. */
+		if (!m)
+			continue;
+		if (!midr0)
 			midr0 = m;
 		else if (m != midr0)
 			differ = 1;

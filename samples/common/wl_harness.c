@@ -81,8 +81,11 @@ static uint32_t arch_event(uint32_t native)
 	return native;
 }
 
-/* Regions in a row the library may flag (perf reloaded or moved a counter) before giving up. */
-#define REGION_TRIES	8
+/*
+ * Regions in a row the library may flag (another thread ran on the CPU, or perf reloaded or
+ * moved a counter) before the tool gives up.
+ */
+#define REGION_TRIES	100
 
 /*
  * Everything between the region reads is this function's own code and the kernel. A region
@@ -102,7 +105,7 @@ static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *
 		if (r->valid)
 			return;
 	}
-	fprintf(stderr, "%d regions in a row were flagged: perf kept reloading or moving the counters (%s backend); nothing measured\n",
+	fprintf(stderr, "%d regions in a row were flagged: another thread kept running on the CPU, or perf kept reloading or moving the counters (%s backend); nothing measured\n",
 		REGION_TRIES, pmuser_backend_name(pmuser_counters_backend(c)));
 	exit(1);
 }
