@@ -8,6 +8,8 @@
 #include <linux/mm_types.h>
 #include <uapi/linux/pmuser.h>
 
+struct task_struct;
+
 #define PMUSER_VERSION_MAJOR	0
 #define PMUSER_VERSION_MINOR	1
 #define PMUSER_VERSION_PATCH	0
@@ -36,6 +38,9 @@ u32 pmuser_access_info_flags(void);
 int pmuser_access_grant(struct file *file, u32 flags);
 int pmuser_access_revoke(struct file *file, u32 flags);
 void pmuser_access_release(struct file *file);
+/* At every context switch, on the CPU with interrupts off (sched_switch). */
+void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
+			  unsigned int prev_state);
 /* Re-establish this CPU's user-enable register after hotplug or power-down. */
 void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);

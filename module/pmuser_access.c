@@ -213,6 +213,20 @@ static void pmuser_hook_exit(void)
 }
 #endif
 
+/*
+ * A thread that inherited a PMUSER_ACCESS_PROCESS grant has no hook of its own, and perf
+ * before 6.2 detaches an exiting thread's events without restarting the PMU: its read bits
+ * would stay set for the next thread on the CPU. So the switch away from any exiting thread
+ * (perf has already detached its events then) to one perf does not grant reads to closes the
+ * CPU; perf opens it again for a thread it grants.
+ */
+void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
+			  unsigned int prev_state)
+{
+	if (prev_state == TASK_DEAD && !pmuser_compat_task_perf_user(next))
+		pmuser_hw_userenr_write(0);
+}
+
 static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
 {
 	struct pmuser_grant *g;
@@ -366,6 +380,12 @@ void pmuser_access_exit(void)
 }
 
 #else /* 32-bit ARM */
+
+/* The thread notifier below writes the register at every switch. */
+void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
+			  unsigned int prev_state)
+{
+}
 
 /*
  * The perf drivers for ARMv7 and the ARM1176 never touch the user-enable register, and the

@@ -11,26 +11,12 @@
  */
 #include <pthread.h>
 #include <sys/ioctl.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "pmuser_test.h"
 
 #define ACCESS_READS	2000
-
-#if defined(__aarch64__)
-/* Whether the running kernel is older than major.minor. */
-static int kernel_older_than(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
-		return 0;
-	return ma < major || (ma == major && mi < minor);
-}
-#endif
 
 struct access_thread {
 	pthread_t thread;
@@ -445,8 +431,6 @@ TEST_F(access, exited_inheriting_thread_leaves_nothing_readable)
 #if defined(__aarch64__)
 	if (self->ncpus < 2)
 		SKIP(return, "needs two CPUs");
-	if (kernel_older_than(6, 2))
-		SKIP(return, "known gap before Linux 6.2 (README, Limits): perf leaves the PMU alone when an inheriting thread exits");
 	granter.cpu = 1;
 #else
 	/* One CPU: the granter, still granted, shares it and sleeps while the others run. */
