@@ -177,6 +177,8 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	void **p;
 	int ret, status = 1;
+	bool unresolved;
+	int64_t quantum;
 
 	ret = parse(argc, argv, &o);
 	if (ret)
@@ -281,6 +283,24 @@ int main(int argc, char **argv)
 	}
 	lat_stats_compute(r.lat, o.samples, &r.st);
 
+	/*
+	 * The clock backend's samples come in the clock's steps (plus the reads' jitter). When
+	 * the median is no more than the smallest step the samples show, the clock cannot tell
+	 * a load from the next step: the histogram shows the clock, not latencies.
+	 */
+	quantum = 0;
+	for (uint64_t i = 0; i < o.samples; i++) {
+		int64_t v = r.lat[i] < 0 ? -r.lat[i] : r.lat[i];
+
+		if (v && (!quantum || v < quantum))
+			quantum = v;
+	}
+	unresolved = t.backend == PMUSER_BACKEND_CLOCK && r.st.median <= quantum;
+	if (unresolved && quantum)
+		fprintf(stderr, TOOL ": warning: the median latency (%lld ns) is no more than the smallest step the clock shows (%lld ns): these latencies are below what the timer resolves; use the module or a perf backend (cycle counter)\n",
+			(long long)r.st.median, (long long)quantum);
+	else if (unresolved)
+		fprintf(stderr, TOOL ": warning: the clock did not move across any sample: these latencies are below what the timer resolves; use the module or a perf backend (cycle counter)\n");
 	if (lat_output_open(TOOL, o.lat.output, &out))
 		goto out_buf;
 	{
@@ -312,6 +332,9 @@ int main(int argc, char **argv)
 			fprintf(out, "  min %lld  mode %lld  median %lld  p90 %lld  p99 %lld  max %lld  "
 				"mean %.2f\n", (long long)s->min, (long long)s->mode, (long long)s->median,
 				(long long)s->p90, (long long)s->p99, (long long)s->max, s->mean);
+			if (unresolved)
+				fprintf(out, "warning: below the timer's resolution: median %lld ns, smallest step the clock shows %lld ns (0: it never moved)\n",
+					(long long)r.st.median, (long long)quantum);
 			print_hist(out, &r, t.unit);
 			break;
 		case LAT_CSV:
@@ -319,13 +342,13 @@ int main(int argc, char **argv)
 				"# size=%llu\n# pattern=%s\n# step=%zu\n# line=%u\n# pages=%s\n"
 				"# cpu=%d\n# samples=%zu\n# bias=%llu\n# bias_median=%lld\n"
 				"# predicted=%g\n# min=%lld\n# mode=%lld\n# median=%lld\n# p90=%lld\n"
-				"# p99=%lld\n# max=%lld\nlatency,count\n", t.unit,
+				"# p99=%lld\n# max=%lld\n# resolved=%s\nlatency,count\n", t.unit,
 				pmuser_backend_name(t.backend), timer, t.method,
 				(unsigned long long)o.size, pat, chain.step, geo.line,
 				lat_pages_name(o.lat.pages), o.lat.cpu, s->n, (unsigned long long)r.bias,
 				(long long)r.bias_st.median, pred, (long long)s->min,
 				(long long)s->mode, (long long)s->median, (long long)s->p90,
-				(long long)s->p99, (long long)s->max);
+				(long long)s->p99, (long long)s->max, unresolved ? "no" : "yes");
 			each_value(&r, out, "%lld,%zu\n", "%lld,%zu\n");
 			break;
 		case LAT_JSON:

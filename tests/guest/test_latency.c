@@ -243,6 +243,23 @@ TEST(other_backends)
 	EXPECT_TRUE(NULL != strstr(out, "# pmu-sweep v1 unit=ns\n"));
 }
 
+/*
+ * The clock backend under QEMU steps in 16 ns (62.5 MHz) while a load costs 1 ns: pmu-lat
+ * must say its latencies are below the timer's resolution rather than present them plainly.
+ */
+TEST(clock_backend_says_when_it_cannot_resolve)
+{
+	static char out[OUT_MAX];
+	char v[32];
+
+	ASSERT_EQ(0, run("pmu-lat -b clock -f csv -n 200 -w 10", out, sizeof(out)))
+		TH_LOG("%s", out);
+	ASSERT_TRUE(NULL != meta(out, "resolved", v, sizeof(v))) TH_LOG("%s", out);
+	EXPECT_STREQ("no", v) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "these latencies are below what the timer resolves"))
+		TH_LOG("%s", out);
+}
+
 /* Bad input: a message naming the problem and exit status != 0, whatever the counters do. */
 TEST(bad_input)
 {
