@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,9 @@ static void usage(FILE *f)
 		"  -o, --output FILE      report there instead of stdout\n"
 		"      --svg FILE         plot: latency against size, log2 axes, tiers marked\n"
 		"      --raw FILE         every timed run: size,rep,loads,raw,bias,latency,ns\n"
-		"  -h, --help\n");
+		"  -h, --help\n"
+		"SIGINT or SIGTERM stops after the size being measured and reports the sizes done;\n"
+		"the exit status is then 128 + the signal.\n");
 }
 
 static int parse_sizes(char *list, struct opts *o)
@@ -430,7 +433,7 @@ static void print_value(FILE *f, const char *fmt, double v, const char *none)
 
 static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out, FILE *svg)
 {
-	struct tiers_point *tp = calloc(n, sizeof(*tp));
+	struct tiers_point *tp = calloc(n ? n : 1, sizeof(*tp));
 	const struct opts *o = s->o;
 	const char *unit = s->t.unit;
 	struct tiers_result r;
@@ -544,6 +547,23 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 	return 0;
 }
 
+/* SIGINT or SIGTERM: the sizes measured so far are still reported. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_stop(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static uint64_t sizes[MAX_SIZES];
@@ -596,6 +616,7 @@ int main(int argc, char **argv)
 		lat_output_close(out);
 		return 1;
 	}
+	catch_stop();
 	ret = lat_timer_open(&s.t, o.lat.backend, o.lat.cpu, s.ev, s.nr_ev, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
@@ -639,6 +660,13 @@ int main(int argc, char **argv)
 	s.state = o.lat.seed | 1;
 	lat_progress_init(&prog, TOOL);
 	for (size_t i = 0; i < n; i++) {
+		if (stop_signal) {
+			lat_progress_done(&prog);
+			fprintf(stderr, TOOL ": stopped by signal %d after %zu of %zu sizes: reporting those\n",
+				(int)stop_signal, i, n);
+			n = i;
+			break;
+		}
 		ret = measure_size(&s, sizes[i], o.budget * 1e9 / (double)(n * o.reps), &pts[i]);
 		if (!ret)
 			ret = lat_timer_check(&s.t, TOOL);
@@ -653,7 +681,7 @@ int main(int argc, char **argv)
 	if (ret)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
 	else
-		status = 0;
+		status = stop_signal ? 128 + stop_signal : 0;
 out_raw:
 	if (s.raw && fclose(s.raw)) {
 		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));

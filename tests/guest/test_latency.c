@@ -260,6 +260,27 @@ TEST(clock_backend_says_when_it_cannot_resolve)
 		TH_LOG("%s", out);
 }
 
+/* SIGTERM mid-sweep: the sizes already measured reach the output file, exit 128 + 15. */
+TEST(sweep_reports_what_it_measured_when_terminated)
+{
+	static char out[OUT_MAX];
+	int ret, rows = 0;
+	char line[256];
+	FILE *f;
+
+	REQUIRE_COUNTING();
+	ret = run("(pmu-sweep -b module -f csv -r 3 -t 20 --max 1M -o /tmp/term.csv & pid=$!; "
+		  "sleep 2; kill -TERM $pid; wait $pid)", out, sizeof(out));
+	EXPECT_EQ(128 + SIGTERM, ret) TH_LOG("%s", out);
+	EXPECT_TRUE(NULL != strstr(out, "pmu-sweep: stopped by signal 15 after ")) TH_LOG("%s", out);
+	f = fopen("/tmp/term.csv", "r");
+	ASSERT_TRUE(NULL != f);
+	while (fgets(line, sizeof(line), f))
+		rows += line[0] >= '0' && line[0] <= '9' && strchr(line, ',') != NULL;
+	fclose(f);
+	EXPECT_LE(1, rows) TH_LOG("%s", out);
+}
+
 /* Bad input: a message naming the problem and exit status != 0, whatever the counters do. */
 TEST(bad_input)
 {
