@@ -80,9 +80,15 @@ static void usage(FILE *f)
 
 static int parse_sizes(char *list, struct opts *o)
 {
-	char *save, *tok;
+	char *tok, *next;
 
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* Split by hand: strtok would pass over an empty item ("4K,,8K") silently. */
+	for (tok = list; tok; tok = next) {
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*tok)
+			return lat_bad(TOOL, "%s", "empty item in --sizes (want e.g. 4K,64K,1M)");
 		if (o->nr_sizes == MAX_SIZES)
 			return lat_bad(TOOL, "more than %s sizes", "512");
 		if (lat_parse_size(tok, &o->sizes[o->nr_sizes]))

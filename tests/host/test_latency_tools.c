@@ -283,6 +283,8 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --min 1K", "only --format, --output", 2 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --max 1M", "only --format, --output", 2 },
 		{ BIN "pmu-sweep --sizes 4K,4K", "--sizes must increase", 2 },
+		{ BIN "pmu-sweep --sizes 4K,,8K", "empty item in --sizes", 2 },
+		{ BIN "pmu-sweep --sizes 4K,8K,", "empty item in --sizes", 2 },
 		{ BIN "pmu-sweep -b clock --max 1T", "bad --max '1T'", 2 },
 		{ BIN "pmu-sweep -b clock --hugepages=tiny", "bad --hugepages 'tiny'", 2 },
 	};
