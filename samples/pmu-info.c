@@ -213,9 +213,15 @@ int main(int argc, char **argv)
 
 	fd = pmuser_device_open();
 	if (fd < 0) {
-		printf("module:   not available: %s: %s%s\n", PMUSER_DEVICE, strerror(-fd),
-		       fd == -ENOENT ? " (insmod pmuser.ko)" :
-		       fd == -EACCES ? " (root, or the group given by module parameter group=)" : "");
+		if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE && fd == -ENOENT)
+			printf("module:   not available: pmuser is for ARM cores, not this architecture\n");
+		else
+			printf("module:   not available: %s: %s%s\n", PMUSER_DEVICE, strerror(-fd),
+			       fd == -ENOENT ? " (insmod pmuser.ko)" :
+			       fd == -EACCES ? " (root, or the group given by module parameter group=)" :
+			       "");
+		if (all_events)
+			printf("events:   not listed: the list is the module's (PMCEID read on each core); 'perf list' shows perf's\n");
 		print_without_module();
 		if (presets)
 			print_presets();

@@ -320,4 +320,15 @@ TEST(bad_output_paths_fail_before_measuring)
 	}
 }
 
+/* pmu-info off ARM: no module to load here, and --events says why it lists nothing. */
+TEST(pmu_info_without_the_module_says_why)
+{
+	static char out[OUT_MAX];
+
+	ASSERT_EQ(0, run(BIN "pmu-info --events", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "module:   not available: pmuser is for ARM cores")) TH_LOG("%s", out);
+	EXPECT_FALSE(has(out, "insmod")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "events:   not listed: ")) TH_LOG("%s", out);
+}
+
 TEST_HARNESS_MAIN
