@@ -32,22 +32,28 @@ static void add_event(struct stat_setup *s, const struct pmuser_evspec_entry *sp
 		strncat(e->name, ":uk", sizeof(e->name) - strlen(e->name) - 1);
 }
 
+#define SPEC_QUOTE	60
+
 static int add_set(struct stat_setup *s, const char *spec, char *err, size_t errlen)
 {
 	struct pmuser_evspec_entry ent[STAT_MAX_EVENTS];
 	char why[200];
 	size_t n, i, room = STAT_MAX_EVENTS - s->nr_events;
+	const char *cut;
 	int ret;
 
 	if (s->nr_sets >= STAT_MAX_SETS)
 		return stat_fail(-E2BIG, err, errlen, "more than %d event sets", STAT_MAX_SETS);
 	ret = pmuser_evspec_parse(spec, s->midr, ent, room, &n, why, sizeof(why));
+	/* A long spec is quoted in part, so the reason after it always fits the message. */
+	cut = strlen(spec) > SPEC_QUOTE ? "..." : "";
 	if (ret == -E2BIG)
 		return stat_fail(ret, err, errlen,
-			    "event set %u ('%s'): more than %d events in all sets together",
-			    s->nr_sets, spec, STAT_MAX_EVENTS);
+			    "event set %u ('%.*s%s'): more than %d events in all sets together",
+			    s->nr_sets, SPEC_QUOTE, spec, cut, STAT_MAX_EVENTS);
 	if (ret)
-		return stat_fail(ret, err, errlen, "event set %u ('%s'): %s", s->nr_sets, spec, why);
+		return stat_fail(ret, err, errlen, "event set %u ('%.*s%s'): %s", s->nr_sets,
+			    SPEC_QUOTE, spec, cut, why);
 	if (!n)
 		return stat_fail(-EINVAL, err, errlen, "event set %u is empty", s->nr_sets);
 	for (i = 0; i < n; i++)

@@ -146,7 +146,7 @@ TEST(event_sets)
 {
 	struct stat_setup s;
 	struct stat_opts o;
-	char err[300], many[400] = "";
+	char err[300], many[400] = "", many2[1400] = "";
 	int i;
 
 	opts_with(&o, NULL, "inst_retired,l1d_cache_refill:k", "0x11");
@@ -176,6 +176,12 @@ TEST(event_sets)
 	opts_with(&o, NULL, many, NULL);
 	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	EXPECT_TRUE(strstr(err, "more than 31 events") != NULL) TH_LOG("%s", err);
+	/* However long the list, the reason is not cut off. */
+	for (i = 0; i < 100; i++)
+		strcat(many2, i ? ",inst_retired" : "inst_retired");
+	opts_with(&o, NULL, many2, NULL);
+	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "...'): more than 31 events") != NULL) TH_LOG("%s", err);
 }
 
 TEST(presets_resolve_on_every_family)
