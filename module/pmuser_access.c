@@ -216,14 +216,15 @@ static void pmuser_hook_exit(void)
 /*
  * A thread that inherited a PMUSER_ACCESS_PROCESS grant has no hook of its own, and perf
  * before 6.2 detaches an exiting thread's events without restarting the PMU: its read bits
- * would stay set for the next thread on the CPU. So the switch away from any exiting thread
- * (perf has already detached its events then) to one perf does not grant reads to closes the
- * CPU; perf opens it again for a thread it grants.
+ * would stay set for the next thread on the CPU. PF_EXITING is set before perf detaches
+ * them, so any switch away from an exiting thread (preempted on the way out, or its last)
+ * to one perf does not grant reads to closes the CPU; perf opens it again for a thread it
+ * grants.
  */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
 			  unsigned int prev_state)
 {
-	if (prev_state == TASK_DEAD && !pmuser_compat_task_perf_user(next))
+	if ((prev->flags & PF_EXITING) && !pmuser_compat_task_perf_user(next))
 		pmuser_hw_userenr_write(0);
 }
 
@@ -275,19 +276,22 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	struct pmuser_grant *g;
 	int ret = 0;
 
-	mutex_lock(&pmuser_grants_lock);
-	if (pmuser_grant_find(current))
-		goto unlock;
+	/*
+	 * The anchor is created before pmuser_grants_lock is taken: perf may enable a static
+	 * key for it, which takes cpus_read_lock(), while CONFIGURE holds that and then waits
+	 * for pmuser_grants_lock (pmuser_access_counters_gone()).
+	 */
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	if (!g) {
-		ret = -ENOMEM;
-		goto unlock;
-	}
+	if (!g)
+		return -ENOMEM;
 	g->anchor = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
 	if (IS_ERR(g->anchor)) {
 		ret = PTR_ERR(g->anchor);
 		goto err_free;
 	}
+	mutex_lock(&pmuser_grants_lock);
+	if (pmuser_grant_find(current))
+		goto err_granted;
 	g->file = file;
 	g->task = get_task_struct(current);
 	pmuser_hook_add(g);
@@ -300,10 +304,12 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	mutex_unlock(&pmuser_grants_lock);
 	return ret;
 
+err_granted:
+	/* Granted already: the grant in place stays. */
+	mutex_unlock(&pmuser_grants_lock);
+	perf_event_release_kernel(g->anchor);
 err_free:
 	kfree(g);
-unlock:
-	mutex_unlock(&pmuser_grants_lock);
 	return ret;
 }
 

@@ -108,7 +108,8 @@ struct pmuser_cpu_info {
 	__u32 held_mask;
 	__u32 user_enable;		/* out: user-enable register as read on that CPU */
 	__u32 unplaced;			/* out: configured counters perf has on no counter now */
-	__u32 page_seq;			/* out: the CPU's counter page sequence afterwards */
+	/* out: the CPU's counter page sequence afterwards (it also moves at switches) */
+	__u32 page_seq;
 };
 
 #define PMUSER_CPU_INFO_SIZE_VER0	80
