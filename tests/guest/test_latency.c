@@ -268,8 +268,8 @@ TEST(sweep_reports_what_it_measured_when_terminated)
 	char line[256];
 	FILE *f;
 
-	REQUIRE_COUNTING();
-	ret = run("(pmu-sweep -b module -f csv -r 3 -t 20 --max 1M -o /tmp/term.csv & pid=$!; "
+	/* The clock backend: what is tested is the signal path, on every target. */
+	ret = run("(pmu-sweep -b clock -f csv -r 3 -t 20 --max 1M -o /tmp/term.csv & pid=$!; "
 		  "sleep 2; kill -TERM $pid; wait $pid)", out, sizeof(out));
 	EXPECT_EQ(128 + SIGTERM, ret) TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != strstr(out, "pmu-sweep: stopped by signal 15 after ")) TH_LOG("%s", out);
