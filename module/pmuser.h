@@ -39,8 +39,7 @@ int pmuser_access_grant(struct file *file, u32 flags);
 int pmuser_access_revoke(struct file *file, u32 flags);
 void pmuser_access_release(struct file *file);
 /* At every context switch, on the CPU with interrupts off (sched_switch). */
-void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
-			  unsigned int prev_state);
+void pmuser_access_switch(struct task_struct *prev, struct task_struct *next);
 /* Re-establish this CPU's user-enable register after hotplug or power-down. */
 void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);

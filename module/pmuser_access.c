@@ -221,8 +221,7 @@ static void pmuser_hook_exit(void)
  * to one perf does not grant reads to closes the CPU; perf opens it again for a thread it
  * grants.
  */
-void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
-			  unsigned int prev_state)
+void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)
 {
 	if ((prev->flags & PF_EXITING) && !pmuser_compat_task_perf_user(next))
 		pmuser_hw_userenr_write(0);
@@ -388,8 +387,7 @@ void pmuser_access_exit(void)
 #else /* 32-bit ARM */
 
 /* The thread notifier below writes the register at every switch. */
-void pmuser_access_switch(struct task_struct *prev, struct task_struct *next,
-			  unsigned int prev_state)
+void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)
 {
 }
 

@@ -135,7 +135,7 @@ static void pmuser_switch_probe(void *data, bool preempt, struct task_struct *pr
 	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 
 	WRITE_ONCE(p->seq, p->seq + 2);
-	pmuser_access_switch(prev, next, prev_state);
+	pmuser_access_switch(prev, next);
 }
 
 static struct tracepoint *pmuser_switch_tp;

@@ -164,6 +164,17 @@ static void each_value(const struct result *r, FILE *f, const char *fmt_first,
 	}
 }
 
+/* Why the clock cannot resolve these latencies, for stderr and the text report alike. */
+static const char *lat_unresolved_why(char *buf, size_t len, int64_t median, int64_t quantum)
+{
+	if (quantum)
+		snprintf(buf, len, "the median latency (%lld ns) is no more than the smallest step the clock shows (%lld ns): these latencies are below what the timer resolves",
+			 (long long)median, (long long)quantum);
+	else
+		snprintf(buf, len, "the clock did not move across any sample: these latencies are below what the timer resolves");
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	char err[512], szb[32];
@@ -179,6 +190,7 @@ int main(int argc, char **argv)
 	int ret, status = 1;
 	bool unresolved;
 	int64_t quantum;
+	char why[200];
 
 	ret = parse(argc, argv, &o);
 	if (ret)
@@ -296,11 +308,9 @@ int main(int argc, char **argv)
 			quantum = v;
 	}
 	unresolved = t.backend == PMUSER_BACKEND_CLOCK && r.st.median <= quantum;
-	if (unresolved && quantum)
-		fprintf(stderr, TOOL ": warning: the median latency (%lld ns) is no more than the smallest step the clock shows (%lld ns): these latencies are below what the timer resolves; use the module or a perf backend (cycle counter)\n",
-			(long long)r.st.median, (long long)quantum);
-	else if (unresolved)
-		fprintf(stderr, TOOL ": warning: the clock did not move across any sample: these latencies are below what the timer resolves; use the module or a perf backend (cycle counter)\n");
+	if (unresolved)
+		fprintf(stderr, TOOL ": warning: %s; use the module or a perf backend (cycle counter)\n",
+			lat_unresolved_why(why, sizeof(why), r.st.median, quantum));
 	if (lat_output_open(TOOL, o.lat.output, &out))
 		goto out_buf;
 	{
@@ -333,8 +343,7 @@ int main(int argc, char **argv)
 				"mean %.2f\n", (long long)s->min, (long long)s->mode, (long long)s->median,
 				(long long)s->p90, (long long)s->p99, (long long)s->max, s->mean);
 			if (unresolved)
-				fprintf(out, "warning: below the timer's resolution: median %lld ns, smallest step the clock shows %lld ns (0: it never moved)\n",
-					(long long)r.st.median, (long long)quantum);
+				fprintf(out, "warning: %s\n", why);
 			print_hist(out, &r, t.unit);
 			break;
 		case LAT_CSV:
