@@ -458,6 +458,9 @@ int pmuser_counters_reset(struct pmuser_counters *c);
  * perf reloaded, moved or stopped a counter in between (the counter page says so); on the
  * perf backends, perf had an event off its counter at either end or for
  * part of the time between (multiplexing). Drop such regions: their deltas are not counts.
+ * A switch leaves a perf-backend region valid, since perf counts per thread, yet the block
+ * still pays for it: cold caches, and on 32-bit kernels the lazy FP trap at the thread's next
+ * VFP instruction (QEMU counts that instruction as retired twice).
  */
 struct pmuser_region {
 	uint64_t start[PMUSER_COUNTERS_MAX];

@@ -48,6 +48,18 @@ static inline unsigned long thread_switches(void)
 }
 
 /*
+ * 32-bit ARM kernels hand the FP unit over lazily: after a context switch the thread's next
+ * VFP instruction traps, and QEMU counts the trapping instruction as retired in user mode. A
+ * window that must count exactly touches the FP unit just before it, so the trap lands outside.
+ */
+static inline void fp_touch(void)
+{
+	volatile double x = 1.0;
+
+	x = x + 1.0;
+}
+
+/*
  * Counting traps: the SIGILL handler counts per thread and steps over the trapping read (one
  * 4-byte instruction in A64, ARM and Thumb-2 alike), so a reader keeps going and reports how
  * many reads trapped instead of dying on the first.
