@@ -90,7 +90,7 @@ clean:
 	rm -rf $(TOP)/build
 
 # ---- x86 host: emulated targets ----------------------------------------------------------
-TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 arm64-7.3 arm64-7.3-rt
+TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt
 TARGET ?= arm64-6.1
 
 .PHONY: setup demo check check-quick check-host vm-run $(addprefix check-,$(TARGETS)) $(addprefix build-,$(TARGETS))

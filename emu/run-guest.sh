@@ -53,6 +53,18 @@ qemu=("$T_QEMU" -M "$T_MACHINE" -m "$T_MEM" -nographic -no-reboot -nic none
 append="console=$T_CONSOLE loglevel=1 panic=-1 rdinit=/init"
 
 case "$T_NAME" in
+*-v8)
+	# QEMU describes the "max" CPU's PMU as "arm,armv8-pmuv3", a driver Debian's armmp
+	# kernels leave out (CONFIG_ARM_PMUV3 is off). Name it as the Raspberry Pi's 32-bit DT
+	# names the Cortex-A53's, "arm,cortex-a7-pmu", so perf's ARMv7 driver runs it.
+	qemu[2]=virt,highmem=off
+	qemu+=(-smp "$smp")
+	"${qemu[@]}" -machine dumpdtb="$work/virt.dtb" >/dev/null 2>&1
+	dtc -q -I dtb -O dts "$work/virt.dtb" |
+		sed '/^\tpmu {/,/^\t};/s/"arm,armv8-pmuv3"/"arm,cortex-a7-pmu"/' >"$work/virt.dts"
+	dtc -q -I dts -O dtb -o "$work/virt-pmu.dtb" "$work/virt.dts"
+	qemu+=(-dtb "$work/virt-pmu.dtb")
+	;;
 armhf-*)
 	# QEMU writes an empty PMU node into the 32-bit virt DTB: describe the A15 PMU (PPI 7,
 	# level high, routed to every CPU) so the guest kernel registers it.

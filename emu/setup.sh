@@ -222,7 +222,7 @@ fetch_target() {
 	local t=$1 stamp pkgs=() p all kpkgs=() sha
 	pmuser_target "$t"
 	[ -n "$T_KRESOLVE" ] && resolve_kernel "$t"
-	stamp=$PMUSER_CACHE/targets/$t/ready-$T_KPKG-${BUSYBOX_PKG#*:}
+	stamp=$PMUSER_CACHE/targets/$T_KTARGET/ready-$T_KPKG-${BUSYBOX_PKG#*:}
 	if [ -f "$stamp" ]; then
 		[ -z "$T_KRESOLVE" ] || log "$t: kernel $T_KREL ($T_KPKG)"
 		return 0
@@ -249,7 +249,7 @@ fetch_target() {
 	download "$all" "${pkgs[@]}"
 	download bookworm "busybox-static:$T_DEBARCH=$BUSYBOX_PKG"
 	pkgs+=("${kpkgs[@]}" "busybox-static:$T_DEBARCH=$BUSYBOX_PKG")
-	rm -rf "$T_ROOT" "$PMUSER_CACHE/targets/$t"/ready-*
+	rm -rf "$T_ROOT" "$PMUSER_CACHE/targets/$T_KTARGET"/ready-*
 	mkdir -p "$T_ROOT"
 	for p in "${pkgs[@]}"; do
 		case "$p" in linux-source-*) continue ;; esac

@@ -2,7 +2,7 @@
 # Sourced by the emu scripts; pmuser_target NAME sets the variables below or fails.
 # shellcheck shell=bash
 
-PMUSER_TARGETS="arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 arm64-7.3 arm64-7.3-rt"
+PMUSER_TARGETS="arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt"
 
 pmuser_target() {
 	T_NAME=$1
@@ -21,6 +21,16 @@ pmuser_target() {
 		T_ARCH=arm T_DEBARCH=armhf T_FLAVOUR=armmp
 		T_CROSS=arm-linux-gnueabihf-
 		T_QEMU=qemu-system-arm T_MACHINE=virt T_CPU=cortex-a15
+		T_CONSOLE=ttyAMA0 T_SMP=1 T_MEM=512
+		T_MODPARAMS= T_CFLAGS=
+		;;
+	armhf-6.12-v8)
+		# An ARMv8 core in AArch32, as a Raspberry Pi 3/4 on a 32-bit OS: PMUv3 through
+		# perf's arm_pmuv3 driver. QEMU's "max" is such a core (Cortex-A57 MIDR) and writes
+		# its PMU node into the DTB itself.
+		T_ARCH=arm T_DEBARCH=armhf T_FLAVOUR=armmp
+		T_CROSS=arm-linux-gnueabihf-
+		T_QEMU=qemu-system-arm T_MACHINE=virt T_CPU=max
 		T_CONSOLE=ttyAMA0 T_SMP=1 T_MEM=512
 		T_MODPARAMS= T_CFLAGS=
 		;;
@@ -45,7 +55,7 @@ pmuser_target() {
 	T_APT=bookworm T_KSRC= T_KSHA256= T_KRESOLVE=
 	case "$1" in
 	arm64-6.12) T_KABI=$K612_ABI T_KPKG=$K612_PKG T_KBUILD=$K612_KBUILD ;;
-	armhf-6.12)
+	armhf-6.12 | armhf-6.12-v8)
 		T_APT=trixie-armhf T_KABI=$K612T_ABI T_KPKG=$K612T_PKG
 		T_KBUILD=linux-kbuild-$K612T_ABI T_KSRC=linux-source-6.12
 		T_KSHA256="$K612T_SHA256"
@@ -61,7 +71,9 @@ pmuser_target() {
 		;;
 	*) T_KABI=$K61_ABI T_KPKG=$K61_PKG T_KBUILD=$K61_KBUILD ;;
 	esac
-	T_ROOT=$PMUSER_CACHE/targets/$1/root
+	# Targets that boot one kernel on different machines share its unpacked packages.
+	T_KTARGET=${1%-v8}
+	T_ROOT=$PMUSER_CACHE/targets/$T_KTARGET/root
 	T_KREL=$T_KABI-$T_FLAVOUR
 	T_KDIR=$T_ROOT/usr/src/linux-headers-$T_KREL
 	T_KERNEL=$T_ROOT/boot/vmlinuz-$T_KREL

@@ -484,7 +484,8 @@ TEST_F(access, process_forked_before_the_grant_traps)
 /*
  * INFO says whether the enable that grants reads also lets user space write the PMU: on
  * ARMv7 PMUv2 (QEMU's Cortex-A15) and the ARM1176 it does, and a granted thread's software
- * increments (a PMU write) then count; AArch64 grants reads only and the write traps.
+ * increments (a PMU write) then count; PMUv3 grants reads only, in AArch64 and in AArch32
+ * (QEMU's "max" core under a 32-bit kernel), and writes trap.
  */
 TEST_F(access, info_says_whether_granted_threads_can_write)
 {
@@ -531,6 +532,15 @@ TEST_F(access, info_says_whether_granted_threads_can_write)
 	} else {
 		EXPECT_EQ(10, traps);
 		EXPECT_EQ(0, (uint32_t)(b - a));
+		/* Nor may it stop or reset the PMU: a PMCR write (E only) traps too. */
+		traps = sigill_count;
+#if defined(__aarch64__)
+		__asm__ __volatile__("msr pmcr_el0, %0" : : "r"((uint64_t)1));
+#elif defined(__arm__)
+		__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 0" : : "r"(1u));
+#endif
+		EXPECT_EQ(traps + 1, sigill_count);
+		EXPECT_EQ(0, read_traps(self->hw));
 	}
 }
 
