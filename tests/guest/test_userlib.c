@@ -83,23 +83,31 @@ TEST(every_counter_index_reads_its_counter)
 }
 
 /*
- * A region around body that no context switch touched, in at most 20 tries: the module flags
- * a switch itself, but perf's per-thread counts stay the thread's own while the switch still
- * costs the lazy FP trap (see fp_touch).
+ * name(c, r): a region around body that no context switch touched, in at most 20 tries. The
+ * module flags a switch itself, but perf's per-thread counts stay the thread's own while the
+ * switch still costs the lazy FP trap (see fp_touch). One function per block keeps each
+ * function small: GCC sizes an asm statement by its lines, not by its .rept count, and would
+ * otherwise place ARM literal pools out of reach of a large function's loads.
  */
-#define QUIET_REGION(c, r, body)						\
-	do {									\
-		unsigned int tries_ = 0;					\
-		unsigned long sw_;						\
+#define QUIET_REGION_FN(name, body)						\
+static __attribute__((noinline)) void name(struct pmuser_counters *c, struct pmuser_region *r) \
+{										\
+	unsigned int tries = 0;							\
+	unsigned long sw;							\
 										\
-		do {								\
-			sw_ = thread_switches();				\
-			fp_touch();						\
-			PMUSER_REGION((c), (r)) {				\
-				body;						\
-			}							\
-		} while ((!(r)->valid || thread_switches() != sw_) && ++tries_ < 20);	\
-	} while (0)
+	do {									\
+		sw = thread_switches();						\
+		fp_touch();							\
+		PMUSER_REGION(c, r) {						\
+			body;							\
+		}								\
+	} while ((!r->valid || thread_switches() != sw) && ++tries < 20);	\
+}
+
+QUIET_REGION_FN(quiet_empty, )
+QUIET_REGION_FN(quiet_nops_1, NOPS(1))
+QUIET_REGION_FN(quiet_nops_100, NOPS(100))
+QUIET_REGION_FN(quiet_nops_300, NOPS(300))
 
 /* Empty region 0, k-instruction block k, for INST_RETIRED (and cycles on the module). */
 static void region_exact(struct __test_metadata *_metadata, enum pmuser_backend b)
@@ -121,16 +129,16 @@ static void region_exact(struct __test_metadata *_metadata, enum pmuser_backend 
 		pmuser_counters_close(c);
 		SKIP(return, "exact counts need -icount");
 	}
-	QUIET_REGION(c, &r, );
+	quiet_empty(c, &r);
 	EXPECT_TRUE(r.valid);
 	EXPECT_EQ(0, r.delta[inst]);
-	QUIET_REGION(c, &r, NOPS(1));
+	quiet_nops_1(c, &r);
 	EXPECT_EQ(1, r.delta[inst]);
-	QUIET_REGION(c, &r, NOPS(100));
+	quiet_nops_100(c, &r);
 	EXPECT_EQ(100, r.delta[inst]);
 	if (cycles)
 		EXPECT_EQ(100, r.delta[0]);
-	QUIET_REGION(c, &r, NOPS(300));
+	quiet_nops_300(c, &r);
 	EXPECT_EQ(300, r.delta[inst]);
 	EXPECT_EQ(300 + pmuser_region_bias(c, inst), r.raw[inst]);
 	pmuser_counters_close(c);
