@@ -93,7 +93,7 @@ static inline uint64_t pmuser_cycles_read_serial(void)
  * op2 n % 8); each needs its own instruction, so a constant n folds to one MRS.
  */
 #define PMUSER__EVCNTR_CASE(n) case n: return pmuser__mrs(pmevcntr##n##_el0)
-static inline uint64_t pmuser__evcntr_read(unsigned int n)
+static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
 {
 	switch (n) {
 	PMUSER__EVCNTR_CASE(0); PMUSER__EVCNTR_CASE(1); PMUSER__EVCNTR_CASE(2);
@@ -118,7 +118,7 @@ static inline uint64_t pmuser__evcntr_read(unsigned int n)
  * kernel's perf driver selects counters too, from interrupts that can land between the two
  * instructions: read PMSELR back and retry if the value came from another counter.
  */
-static inline uint64_t pmuser__evcntr_read(unsigned int n)
+static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
 {
 	uint32_t v, sel;
 	unsigned int tries = 0;
@@ -136,7 +136,7 @@ static inline uint64_t pmuser__evcntr_read(unsigned int n)
 }
 #elif defined(PMUSER_FAST_V6)
 /* ARM1176 has two event counters: PMN0 (c15, c12, 2) and PMN1 (c15, c12, 3). */
-static inline uint64_t pmuser__evcntr_read(unsigned int n)
+static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
 {
 	uint32_t v = 0;
 
@@ -149,7 +149,7 @@ static inline uint64_t pmuser__evcntr_read(unsigned int n)
 	return v;
 }
 #else
-static inline uint64_t pmuser__evcntr_read(unsigned int n)
+static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
 {
 	(void)n;
 	return 0;
@@ -178,6 +178,33 @@ static inline uint64_t pmuser_counter_read_serial(unsigned int hw)
  * -EPERM if the instruction trapped. Not thread-safe (it swaps the SIGILL handler).
  */
 int pmuser_counter_probe(unsigned int hw, uint64_t *value);
+
+/*
+ * The CPU the calling thread runs on, for checks around raw reads: the kernel's rseq cpu_id
+ * (one load through glibc's __rseq_offset, glibc 2.35 and later) where the thread has an rseq
+ * area, sched_getcpu() otherwise; -1 if neither knows.
+ */
+#if defined(__has_include)
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+#endif
+#endif
+int pmuser__thread_cpu_slow(void);
+
+static inline int pmuser_thread_cpu(void)
+{
+#if defined(RSEQ_SIG) && (defined(__aarch64__) || defined(__arm__))
+	if (__rseq_size) {
+		const struct rseq *rs = (const struct rseq *)
+			((char *)__builtin_thread_pointer() + __rseq_offset);
+		int cpu = (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+
+		if (cpu >= 0)
+			return cpu;
+	}
+#endif
+	return pmuser__thread_cpu_slow();
+}
 
 /* ---- slow path: the device ---------------------------------------------------------------- */
 

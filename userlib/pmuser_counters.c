@@ -215,6 +215,14 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	for (i = first, cpu = 0; i < c->nr; i++)
 		if (c->ctr[i].supported)
 			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
+	/* What a read of all counters takes from the page, fixed from here on. */
+	c->nr_read = 0;
+	for (i = 0; i < c->nr; i++) {
+		if (!c->ctr[i].supported)
+			continue;
+		c->read_idx[c->nr_read] = i;
+		c->read_slot[c->nr_read++] = c->ctr[i].slot;
+	}
 	ret = pmuser_page_map(c->dev_fd, &c->page);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");
@@ -500,22 +508,22 @@ static uint64_t width_mask(unsigned int bits)
 /* Module backend: counts through the counter page, continuous across perf's reloads. */
 static int module_read(struct pmuser_counters *c, uint64_t values[])
 {
-	unsigned int slots[PMUSER_COUNTERS_MAX] = { 0 }, idx[PMUSER_COUNTERS_MAX], i, n = 0;
 	uint64_t v[PMUSER_COUNTERS_MAX];
+	unsigned int i;
 	int cpu, ret;
 
-	for (i = 0; i < c->nr; i++) {
-		values[i] = 0;
-		if (c->ctr[i].supported) {
-			idx[n] = i;
-			slots[n++] = c->ctr[i].slot;
-		}
-	}
-	ret = pmuser_page_read(&c->page, slots, n, v, &cpu);
+	ret = pmuser_page_read(&c->page, c->read_slot, c->nr_read, v, &cpu);
 	if (ret)
 		return ret;
-	for (i = 0; i < n; i++)
-		values[idx[i]] = v[i];
+	if (c->nr_read == c->nr) {
+		for (i = 0; i < c->nr; i++)
+			values[i] = v[i];
+		return 0;
+	}
+	for (i = 0; i < c->nr; i++)
+		values[i] = 0;
+	for (i = 0; i < c->nr_read; i++)
+		values[c->read_idx[i]] = v[i];
 	return 0;
 }
 
@@ -625,7 +633,7 @@ static bool module_region_valid(const struct pmuser_counters *c, const struct pm
 	struct pmuser_page_slot s;
 	unsigned int i;
 
-	if (r->cpu < 0 || (unsigned int)r->cpu >= c->page.nr_cpus || sched_getcpu() != r->cpu ||
+	if (r->cpu < 0 || (unsigned int)r->cpu >= c->page.nr_cpus || pmuser_thread_cpu() != r->cpu ||
 	    (r->seq & 1))
 		return false;
 	rec = pmuser_page_cpu(&c->page, (unsigned int)r->cpu);
@@ -648,7 +656,7 @@ static bool module_region_valid(const struct pmuser_counters *c, const struct pm
 void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 {
 	if (c->backend == PMUSER_BACKEND_MODULE) {
-		r->cpu = sched_getcpu();
+		r->cpu = pmuser_thread_cpu();
 		r->seq = r->cpu >= 0 && (unsigned int)r->cpu < c->page.nr_cpus ?
 			 pmuser_page_cpu(&c->page, (unsigned int)r->cpu)->seq : 1;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -32,6 +32,9 @@ struct pmuser_counters {
 	uint64_t bias[PMUSER_COUNTERS_MAX];
 	int dev_fd;			/* module */
 	struct pmuser_page page;	/* module: the counter page */
+	unsigned int nr_read;		/* module: supported counters, read through the page */
+	unsigned int read_slot[PMUSER_COUNTERS_MAX];	/* their page slots */
+	unsigned int read_idx[PMUSER_COUNTERS_MAX];	/* their indices in ctr[] */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];

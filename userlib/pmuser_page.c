@@ -47,7 +47,7 @@ void pmuser_page_unmap(struct pmuser_page *pg)
 
 struct pmuser_page_mark pmuser_page_mark(const struct pmuser_page *pg)
 {
-	struct pmuser_page_mark m = { sched_getcpu(), 1 };
+	struct pmuser_page_mark m = { pmuser_thread_cpu(), 1 };
 
 	if (pg->base && m.cpu >= 0 && (unsigned int)m.cpu < pg->nr_cpus)
 		m.seq = pmuser_page_cpu(pg, (unsigned int)m.cpu)->seq;
@@ -60,58 +60,97 @@ bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (!pg->base)
 		return true;
-	return !(m.seq & 1) && m.cpu >= 0 && sched_getcpu() == m.cpu &&
+	return !(m.seq & 1) && m.cpu >= 0 && pmuser_thread_cpu() == m.cpu &&
 	       pmuser_page_cpu(pg, (unsigned int)m.cpu)->seq == m.seq;
 }
 
-/* One attempt: 0, -EAGAIN (retry), or -ENOENT (a slot is on no counter). */
-static int page_read_once(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
-			  uint64_t values[], int *cpu_out)
+int pmuser__thread_cpu_slow(void)
 {
-	const volatile struct pmuser_page_cpu *rec;
-	struct pmuser_page_slot snap[PMUSER_PAGE_SLOTS];
+	return sched_getcpu();
+}
+
+/*
+ * One attempt: 0, -EAGAIN (retry), or -ENOENT (a slot is on no counter). Everything taken
+ * from the page is read before the sequence is checked again, into locals: the values are
+ * computed from one publication only.
+ */
+static inline __attribute__((always_inline)) int
+page_read_once(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
+	       uint64_t values[], int *cpu_out)
+{
+	uint64_t base[PMUSER_PAGE_SLOTS], count[PMUSER_PAGE_SLOTS], mask[PMUSER_PAGE_SLOTS];
 	uint64_t raw[PMUSER_PAGE_SLOTS];
-	uint32_t seq;
-	unsigned int i;
+	uint32_t hw[PMUSER_PAGE_SLOTS];
+	const volatile struct pmuser_page_cpu *rec;
+	int cpu = pmuser_thread_cpu();
 	bool none = false;
-	int cpu = sched_getcpu();
+	unsigned int i;
+	uint32_t seq;
 
 	if (cpu < 0 || (unsigned int)cpu >= pg->nr_cpus)
 		return -EAGAIN;
-	rec = pmuser_page_cpu(pg, cpu);
+	rec = pmuser_page_cpu(pg, (unsigned int)cpu);
 	seq = rec->seq;
-	if (seq & 1)
-		return -EAGAIN;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	/* Everything used from the page is taken before the sequence is checked again. */
 	for (i = 0; i < n; i++) {
-		snap[i].hw = rec->slot[slots[i]].hw;
-		snap[i].bits = rec->slot[slots[i]].bits;
-		snap[i].base = rec->slot[slots[i]].base;
-		snap[i].count = rec->slot[slots[i]].count;
-		none |= snap[i].hw == PMUSER_HW_NONE;
+		const volatile struct pmuser_page_slot *s = &rec->slot[slots[i]];
+		uint32_t bits = s->bits;
+
+		hw[i] = s->hw;
+		base[i] = s->base;
+		count[i] = s->count;
+		mask[i] = bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
+		none |= hw[i] == PMUSER_HW_NONE;
 	}
 	pmuser__isb();
 	for (i = 0; i < n && !none; i++)
-		raw[i] = pmuser_counter_read(snap[i].hw);
+		raw[i] = pmuser_counter_read(hw[i]);
 	pmuser__isb();
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (rec->seq != seq || sched_getcpu() != cpu)
+	if ((seq & 1) || rec->seq != seq || pmuser_thread_cpu() != cpu)
 		return -EAGAIN;
 	if (none)
 		return -ENOENT;
 	for (i = 0; i < n; i++) {
-		if (!pmuser_page_raw_usable(&snap[i], raw[i]))
+		uint64_t r = raw[i] & mask[i];
+
+		/* Below base or all ones: perf reloaded the counter, its interrupt is to come. */
+		if (r < base[i] || r == mask[i])
 			return -EAGAIN;
-		values[i] = pmuser_page_value(&snap[i], raw[i]);
+		values[i] = count[i] + ((r - base[i]) & mask[i]);
 	}
 	*cpu_out = cpu;
 	return 0;
 }
 
+typedef int page_read_fn(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
+			 uint64_t values[], int *cpu);
+
+/* Readers for a set of a fixed size: the loops unroll, each counter read is one step. */
+#define PAGE_READ_FIXED(k)							\
+static int page_read_##k(const struct pmuser_page *pg, const unsigned int slots[],	\
+			 unsigned int n, uint64_t values[], int *cpu)		\
+{										\
+	(void)n;								\
+	return page_read_once(pg, slots, k, values, cpu);			\
+}
+PAGE_READ_FIXED(1)
+PAGE_READ_FIXED(2)
+PAGE_READ_FIXED(3)
+PAGE_READ_FIXED(4)
+
+static int page_read_any(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
+			 uint64_t values[], int *cpu)
+{
+	return page_read_once(pg, slots, n, values, cpu);
+}
+
 int pmuser_page_read(const struct pmuser_page *pg, const unsigned int slots[], unsigned int n,
 		     uint64_t values[], int *cpu)
 {
+	static page_read_fn *const fixed[] = { page_read_any, page_read_1, page_read_2,
+					       page_read_3, page_read_4 };
+	page_read_fn *once = n < sizeof(fixed) / sizeof(fixed[0]) ? fixed[n] : page_read_any;
 	struct pmuser_cpu_info ci;
 	unsigned int tries, i;
 	int ret = -EAGAIN;
@@ -122,7 +161,7 @@ int pmuser_page_read(const struct pmuser_page *pg, const unsigned int slots[], u
 		if (slots[i] >= PMUSER_PAGE_SLOTS)
 			return -EINVAL;
 	for (tries = 0; tries < PAGE_TRIES; tries++) {
-		ret = page_read_once(pg, slots, n, values, cpu);
+		ret = once(pg, slots, n, values, cpu);
 		if (!ret)
 			return 0;
 		/*
@@ -130,7 +169,7 @@ int pmuser_page_read(const struct pmuser_page *pg, const unsigned int slots[], u
 		 * perf moved or could not place: CPU_INFO looks on the CPU and republishes.
 		 */
 		if (tries % PAGE_TRIES_QUIET == PAGE_TRIES_QUIET - 1) {
-			int c = sched_getcpu();
+			int c = pmuser_thread_cpu();
 
 			if (c >= 0)
 				pmuser_device_cpu_info(pg->fd, (unsigned int)c, &ci);
