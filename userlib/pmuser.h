@@ -382,7 +382,7 @@ enum pmuser_backend {
 #define PMUSER_COUNTERS_OPTIONAL	0x02
 /* perf: each event in its own group, so perf multiplexes them one by one. */
 #define PMUSER_COUNTERS_NO_GROUP	0x04
-/* perf: count the target's future children too (read per event, no group read). */
+/* perf: count the target's future children too (a group read sums theirs in). */
 #define PMUSER_COUNTERS_INHERIT		0x08
 /* perf: open disabled, start counting when the target calls exec (pmu-stat's launch). */
 #define PMUSER_COUNTERS_ENABLE_ON_EXEC	0x10

@@ -128,7 +128,7 @@ static bool mmap_reads_work(struct pmuser_counters *c)
 int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
-	bool group = !(a->flags & (PMUSER_COUNTERS_NO_GROUP | PMUSER_COUNTERS_INHERIT));
+	bool group = !(a->flags & PMUSER_COUNTERS_NO_GROUP);
 	bool start_disabled = a->flags & (PMUSER_COUNTERS_DISABLED | PMUSER_COUNTERS_ENABLE_ON_EXEC);
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned int i;

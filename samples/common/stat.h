@@ -163,6 +163,7 @@ struct stat_result {
 	struct rusage ru;
 	int wait_status;
 	bool have_cycles;
+	bool perf_grouped;		/* perf: each period's counts read together, as one group */
 	struct stat_event cycles;
 	unsigned int total_periods;
 	unsigned int set_periods[STAT_MAX_SETS];

@@ -151,6 +151,7 @@ struct perf_state {
 	struct pmuser_counters *c[STAT_MAX_CPUS];
 	int cpu[STAT_MAX_CPUS];			/* -1: wherever the task runs */
 	unsigned int n;
+	bool grouped;				/* one group per CPU: one read per period */
 	struct pmuser_count prev[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
 };
 
@@ -163,9 +164,14 @@ static void perf_close(struct perf_state *p)
 	p->n = 0;
 }
 
-/* Opens the events for pid on each CPU of p->cpu[]: 0, or -errno with why. */
+/*
+ * Opens the events for pid on each CPU of p->cpu[]: 0, or -errno with why. As one group
+ * (cycles leading) when asked: perf then schedules and reads them together, all of a period's
+ * counts from one moment, but refuses a group the PMU cannot hold at once. Otherwise one
+ * group per event, which perf multiplexes one by one.
+ */
 static int perf_open(struct perf_state *p, const struct stat_setup *s, pid_t pid,
-		     bool cycles_only, char *why, size_t whylen)
+		     bool cycles_only, bool group, char *why, size_t whylen)
 {
 	struct pmuser_counters_attr a;
 	size_t i;
@@ -175,8 +181,11 @@ static int perf_open(struct perf_state *p, const struct stat_setup *s, pid_t pid
 	pmuser_counters_attr_init(&a);
 	a.backend = PMUSER_BACKEND_PERF_READ;
 	a.flags = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_INHERIT |
-		  PMUSER_COUNTERS_ENABLE_ON_EXEC | PMUSER_COUNTERS_NO_GROUP;
-	if (s->optional)
+		  PMUSER_COUNTERS_ENABLE_ON_EXEC;
+	/* A group member perf could not place would pass for an unsupported event. */
+	if (!group)
+		a.flags |= PMUSER_COUNTERS_NO_GROUP;
+	if (s->optional && !group)
 		a.flags |= PMUSER_COUNTERS_OPTIONAL;
 	a.pid = pid;
 	for (i = 0; !cycles_only && i < s->nr_events; i++)
@@ -299,7 +308,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	struct stat_child ch;
 	char why[400] = "";
 	uint64_t t0, last;
-	unsigned int k;
+	unsigned int k, nr_cpu;
 	int ret, done;
 
 	if (!p)
@@ -323,14 +332,19 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 		free(p);
 		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
 	}
-	ret = perf_open(p, s, ch.pid, false, why, sizeof(why));
+	/* One set: one group if the PMU holds it at once, else each event on its own. */
+	nr_cpu = p->n;
+	p->grouped = s->nr_sets == 1 && !perf_open(p, s, ch.pid, false, true, why, sizeof(why));
+	why[0] = '\0';
+	p->n = nr_cpu;
+	ret = p->grouped ? 0 : perf_open(p, s, ch.pid, false, false, why, sizeof(why));
 	trim_reason(why);
 	if (ret && o->backend == STAT_AUTO) {
 		char why_cycles[400] = "";
 		struct perf_state probe = { .cpu = { -1 }, .n = 1 };
 
 		/* No PMU at all (the cycle counter fails too): wall time; else a real error. */
-		if (perf_open(&probe, s, ch.pid, true, why_cycles, sizeof(why_cycles))) {
+		if (perf_open(&probe, s, ch.pid, true, false, why_cycles, sizeof(why_cycles))) {
 			stat_child_abort(&ch);
 			free(p);
 			snprintf(r->fallback, sizeof(r->fallback), "%s", why);
@@ -348,9 +362,12 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	r->cycles.supported = true;
 	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
 	snprintf(r->timer, sizeof(r->timer), "%s", pmuser_counters_timer(p->c[0]));
+	r->perf_grouped = p->grouped;
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
-		 "perf: per task, the command and its children wherever they run, user mode%s; perf multiplexes events that outnumber the counters",
-		 o->per_cpu ? ", one counter per CPU" : "");
+		 "perf: per task, the command and its children wherever they run, user mode%s; %s",
+		 o->per_cpu ? ", one counter per CPU" : "",
+		 p->grouped ? "the events as one group, read together" :
+		 "perf multiplexes events that outnumber the counters");
 	t0 = last = now_ns();
 	ret = release(&ch, r, err, errlen);
 	if (ret) {

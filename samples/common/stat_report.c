@@ -166,6 +166,8 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 		if (r->backend == STAT_MODULE)
 			fprintf(f, "%u (duty %.1f %%)\n", r->set_periods[set],
 				100.0 * r->set_duty[set]);
+		else if (r->perf_grouped)
+			fprintf(f, "%u (perf counts the set as one group)\n", r->total_periods);
 		else
 			fprintf(f, "%u (perf multiplexes each event on its own)\n",
 				r->total_periods);

@@ -460,6 +460,62 @@ TEST(periods_and_plot)
 	EXPECT_TRUE(strstr(svg, "</svg>") != NULL);
 }
 
+/*
+ * perf: a set the PMU holds at once is one group, read in one go each period, so a period's
+ * counts come from one moment: under -icount cycles, CPU_CYCLES and INST_RETIRED are equal in
+ * every row, and no event ran longer than its period. Read one by one, the reads lay up to a
+ * time slice of the other vCPU apart.
+ */
+TEST(perf_period_rows_of_a_set_agree)
+{
+	char *argv[] = { "pmu-stat", "--backend", "perf", "-I", "20", "-e",
+			 "cpu_cycles,inst_retired", "--periods", "/tmp/p.csv", "-C", "1", "--",
+			 "pmu-spin", "20000000", NULL };
+	unsigned long long d[3] = { 0 }, sum = 0, delta;
+	char line[256], ev[64], cpu[16], set[16];
+	double t, len, running, row_t = -1;
+	int rows = 0, seen = 0, bad = 0;
+	FILE *f;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "cycles equal instructions only under -icount");
+	/* The command on CPU 1, pmu-stat free to run beside it: reads reach across. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		argv[10] = "0";
+	ASSERT_EQ(0, exit_code(run(argv)));
+	EXPECT_TRUE(output_has("perf counts the set as one group"));
+	f = fopen("/tmp/p.csv", "r");
+	ASSERT_TRUE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		int k;
+
+		if (sscanf(line, "%lf,%lf,%15[^,],%15[^,],%63[^,],%llu,%lf", &t, &len, cpu, set, ev,
+			   &delta, &running) != 7)
+			continue;
+		k = !strcmp(ev, "cycles") ? 0 : !strcmp(ev, "CPU_CYCLES") ? 1 :
+		    !strcmp(ev, "INST_RETIRED") ? 2 : -1;
+		ASSERT_LE(0, k) TH_LOG("unexpected row: %s", line);
+		if (t != row_t) {
+			row_t = t;
+			seen = 0;
+		}
+		d[k] = delta;
+		seen |= 1 << k;
+		bad += running > len + 1e-6;
+		if (seen == 7) {
+			EXPECT_EQ(d[0], d[1]) TH_LOG("period ending at %.6f s", t);
+			EXPECT_EQ(d[0], d[2]) TH_LOG("period ending at %.6f s", t);
+			sum += d[2];
+			rows++;
+		}
+	}
+	fclose(f);
+	EXPECT_EQ(0, bad) TH_LOG("events that ran longer than their period");
+	EXPECT_LE(2, rows);
+	EXPECT_LE(40000000ULL, sum);
+}
+
 /* Per-CPU counts of a task that runs on several CPUs sum to its total. */
 TEST(per_cpu_sums)
 {
