@@ -232,9 +232,11 @@ static void print_tiers_json(FILE *f, const struct tiers_result *r, bool ok)
 		const struct tiers_level *l = &r->level[i];
 
 		fprintf(f, "%s\n  {\"label\": \"%s\", \"latency\": %.6g, \"first_size\": %llu, "
-			"\"last_size\": %llu, \"capacity\": %llu, \"step\": %.4g}", i ? "," : "",
+			"\"last_size\": %llu, \"capacity\": %llu, \"capacity_open\": %s, "
+			"\"sysfs_level\": %u, \"step\": %.4g}", i ? "," : "",
 			l->label, l->latency, (unsigned long long)l->first_size,
-			(unsigned long long)l->last_size, (unsigned long long)l->capacity, l->step);
+			(unsigned long long)l->last_size, (unsigned long long)l->capacity,
+			l->open ? "true" : "false", l->cache_level, l->step);
 	}
 	fprintf(f, "],\n \"tlb\": ");
 	if (ok && r->tlb.found)
@@ -452,6 +454,17 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 	for (size_t i = 0; i < n; i++)
 		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min > 0 ? pts[i].min : 1e-9 };
 	ok = n >= TIERS_MIN_POINTS && !tiers_detect(tp, n, &r);
+	if (ok) {
+		struct tiers_cache caches[TIERS_MAX];
+		size_t nc = 0;
+
+		/* sysfs lists the levels in order, each larger than the one before. */
+		for (unsigned int c = 0; c < s->geo.nr_caches && nc < TIERS_MAX; c++)
+			if (!nc || s->geo.cache[c].size > caches[nc - 1].size)
+				caches[nc++] = (struct tiers_cache){ s->geo.cache[c].level,
+								     s->geo.cache[c].size };
+		tiers_reconcile(&r, caches, nc);
+	}
 	switch (o->lat.format) {
 	case LAT_TEXT:
 		fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(s->t.backend),

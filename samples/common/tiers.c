@@ -221,6 +221,89 @@ static void fill(const struct tiers_point *pts, const double *lat, const struct 
 		res->level[0].label = "flat";
 	else if (res->level[k - 1].last_size / 4 >= res->level[k - 2].capacity)
 		res->level[k - 1].label = "DRAM";
+	/* Nothing after the last tier was measured: where it ends is unknown. */
+	res->level[k - 1].open = 1;
+	res->swept = pts[res->level[k - 1].last].size;
+}
+
+static const char *level_name(unsigned int lv)
+{
+	static const char *const names[] = { "L?", "L1", "L2", "L3", "L4" };
+
+	return lv < sizeof(names) / sizeof(names[0]) ? names[lv] : "L?";
+}
+
+void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches, size_t nr)
+{
+	struct tiers_level *last = &res->level[res->n - 1];
+	size_t n = res->n, next = 0;
+
+	res->nr_caches = nr < TIERS_MAX ? nr : TIERS_MAX;
+	for (size_t c = 0; c < res->nr_caches; c++) {
+		res->cache[c] = caches[c];
+		res->cache_tier[c] = -1;
+	}
+	/* One plateau ("flat") has no step to put a name to. */
+	if (!res->nr_caches || n < 2)
+		return;
+	/* A plateau reaching past twice the largest cache is memory, all of it. */
+	if (last->last_size >= 2 * res->cache[res->nr_caches - 1].size)
+		n--;
+	else
+		last->label = "L?";
+	/*
+	 * By size: a plateau that ends at no less than half a cache, followed by one that starts
+	 * at no more than twice it, is that cache; the last plateau, whose end is unknown, is the
+	 * first cache that holds its smallest size.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct tiers_level *l = &res->level[i];
+		uint64_t end = i + 1 < res->n ? res->level[i + 1].first_size : 0;
+		const struct tiers_cache *c;
+
+		l->cache_level = 0;
+		l->label = "L?";
+		while (next < res->nr_caches && res->cache[next].size * 2 < l->first_size)
+			next++;
+		if (next >= res->nr_caches)
+			break;
+		c = &res->cache[next];
+		if (i + 1 == res->n ? c->size >= l->first_size :
+		    c->size <= 2 * l->last_size && end <= 2 * c->size) {
+			l->cache_level = c->level;
+			l->label = level_name(c->level);
+			res->cache_tier[next++] = (int)i;
+		}
+	}
+	/*
+	 * By order: a plateau left between two named ones takes the one level sysfs lists
+	 * between them; tiers_print() says that its size disagrees.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct tiers_level *l = &res->level[i];
+		unsigned int lo = 0, hi = UINT32_MAX;
+		size_t cand = TIERS_MAX, count = 0;
+
+		if (l->cache_level)
+			continue;
+		for (size_t j = 0; j < i; j++)
+			if (res->level[j].cache_level)
+				lo = res->level[j].cache_level;
+		for (size_t j = n; j-- > i + 1;)
+			if (res->level[j].cache_level)
+				hi = res->level[j].cache_level;
+		for (size_t c = 0; c < res->nr_caches; c++)
+			if (res->cache_tier[c] < 0 && res->cache[c].level > lo &&
+			    res->cache[c].level < hi) {
+				cand = c;
+				count++;
+			}
+		if (count == 1) {
+			l->cache_level = res->cache[cand].level;
+			l->label = level_name(l->cache_level);
+			res->cache_tier[cand] = (int)i;
+		}
+	}
 }
 
 int tiers_detect(const struct tiers_point *pts, size_t n, struct tiers_result *res)
@@ -289,12 +372,17 @@ void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 	fprintf(f, "%-7s %10s  %-24s %s\n", "level", "capacity", "plateau", "latency");
 	for (size_t i = 0; i < res->n; i++) {
 		const struct tiers_level *l = &res->level[i];
-		int open = !strcmp(l->label, "DRAM") || !strcmp(l->label, "flat");
+		int memory = !strcmp(l->label, "DRAM") || !strcmp(l->label, "flat");
+		char cap[40];
 
+		if (memory)
+			snprintf(cap, sizeof(cap), "-");
+		else
+			snprintf(cap, sizeof(cap), "%s%s", l->open ? ">= " : "",
+				 tiers_fmt_size(a, sizeof(a), l->capacity));
 		snprintf(c, sizeof(c), "%s .. %s", tiers_fmt_size(a, sizeof(a), l->first_size),
 			 tiers_fmt_size(b, sizeof(b), l->last_size));
-		fprintf(f, "%-7s %10s  %-24s %.3g %s", l->label,
-			open ? "-" : tiers_fmt_size(a, sizeof(a), l->capacity), c, l->latency, unit);
+		fprintf(f, "%-7s %10s  %-24s %.3g %s", l->label, cap, c, l->latency, unit);
 		if (l->step > 0)
 			fprintf(f, "  (next x%.2f)", l->step);
 		fputc('\n', f);
@@ -306,4 +394,27 @@ void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 			res->level[res->tlb.tier].label);
 	else
 		fprintf(f, "TLB-reach step: none found\n");
+	for (size_t k = 0; k < res->nr_caches; k++) {
+		const struct tiers_cache *cc = &res->cache[k];
+
+		fprintf(f, "sysfs L%u %s: ", cc->level, tiers_fmt_size(a, sizeof(a), cc->size));
+		if (res->cache_tier[k] >= 0) {
+			const struct tiers_level *l = &res->level[res->cache_tier[k]];
+
+			if (!l->open && (cc->size > 2 * l->last_size || cc->size < l->last_size / 2))
+				fprintf(f, "the %s tier, but its plateau ends at %s: measurement and sysfs disagree\n",
+					l->label, tiers_fmt_size(b, sizeof(b), l->last_size));
+			else
+				fprintf(f, "the %s tier\n", l->label);
+		}
+		else if (cc->size > res->swept)
+			fprintf(f, "not reached: the sweep ended at %s\n",
+				tiers_fmt_size(b, sizeof(b), res->swept));
+		else
+			fprintf(f, "no latency step near it: measurement and sysfs disagree\n");
+	}
+	for (size_t i = 0; res->nr_caches && res->n > 1 && i < res->n; i++)
+		if (!res->level[i].cache_level && strcmp(res->level[i].label, "DRAM"))
+			fprintf(f, "tier ending at %s: no sysfs cache of about that size (noise, or a level sysfs does not list)\n",
+				tiers_fmt_size(a, sizeof(a), res->level[i].last_size));
 }

@@ -30,6 +30,8 @@ struct tiers_level {
 	uint64_t capacity;	/* estimate: last_size (largest size still on the plateau) */
 	double step;		/* next tier's latency / this latency; 0 for the last tier */
 	size_t first, last;	/* indexes of first_size and last_size in the input */
+	int open;		/* the sweep ended on it: capacity is only a lower bound */
+	unsigned int cache_level;	/* the sysfs level it was matched to, 0 if none */
 };
 
 struct tiers_tlb {
@@ -40,10 +42,21 @@ struct tiers_tlb {
 	double step;		/* latency ratio across the step */
 };
 
+/* A data or unified cache as sysfs reports it. */
+struct tiers_cache {
+	unsigned int level;
+	uint64_t size;
+};
+
 struct tiers_result {
 	size_t n;
 	struct tiers_level level[TIERS_MAX];
 	struct tiers_tlb tlb;
+	/* After tiers_reconcile(): the caches compared, and the tier each matched (-1: none). */
+	size_t nr_caches;
+	struct tiers_cache cache[TIERS_MAX];
+	int cache_tier[TIERS_MAX];
+	uint64_t swept;		/* the largest size measured */
 };
 
 /*
@@ -51,6 +64,15 @@ struct tiers_result {
  * strictly increasing, latency not finite and > 0) or -ENOMEM.
  */
 int tiers_detect(const struct tiers_point *pts, size_t n, struct tiers_result *res);
+
+/*
+ * Labels the tiers with the cache levels sysfs reports (caches sorted by size, at most
+ * TIERS_MAX): a tier that ends near a cache's size (its plateau ends at no less than half of
+ * it and the next tier starts at no more than twice it) takes that level's name; one that
+ * ends near none is "L?". The last tier is DRAM when the sweep went past twice the largest
+ * cache. tiers_print() then says where measurement and sysfs disagree.
+ */
+void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches, size_t nr);
 
 /* Per-level summary table; unit is printed after latencies ("cycles", "ns"). */
 void tiers_print(FILE *f, const struct tiers_result *res, const char *unit);

@@ -429,6 +429,98 @@ TEST(csv_accepts_variations)
 	sweepcsv_free(&out);
 }
 
+/* The tiers of a clean staircase, then reconciled with the caches given. */
+static void reconciled(struct __test_metadata *_metadata, const struct level *lv, size_t nlv,
+		       uint64_t max, const struct tiers_cache *c, size_t nc, struct tiers_result *r)
+{
+	struct stair s;
+
+	make_stair(&s, lv, nlv, max, 1, 0.01, 0, 7);
+	ASSERT_EQ(0, tiers_detect(s.p, s.n, r));
+	tiers_reconcile(r, c, nc);
+	tiers_print(stderr, r, "ns");
+}
+
+static int printed(const struct tiers_result *r, const char *text)
+{
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	tiers_print(f, r, "ns");
+	fclose(f);
+	return strstr(buf, text) != NULL;
+}
+
+/* Steps where sysfs puts the caches: each tier takes its level's name, memory is DRAM. */
+TEST(sysfs_names_the_tiers)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 32 * MiB, 14 },
+					   { 0, 180 } };
+	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
+						{ 3, 32 * MiB } };
+	struct tiers_result r;
+
+	reconciled(_metadata, lv, 4, 256 * MiB, c, 3, &r);
+	ASSERT_EQ(4U, r.n);
+	EXPECT_STREQ("L1", r.level[0].label);
+	EXPECT_STREQ("L2", r.level[1].label);
+	EXPECT_STREQ("L3", r.level[2].label);
+	EXPECT_STREQ("DRAM", r.level[3].label);
+	EXPECT_TRUE(printed(&r, "sysfs L3 32 MiB: the L3 tier\n"));
+	EXPECT_FALSE(printed(&r, "disagree"));
+}
+
+/*
+ * A shared last-level cache that holds far less than sysfs says (a busy or virtualised
+ * host): the plateau between L2 and memory is still L3, and the report says the sizes differ.
+ */
+TEST(sysfs_disagreement_is_said)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 4 * MiB, 14 },
+					   { 0, 180 } };
+	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
+						{ 3, 32 * MiB } };
+	struct tiers_result r;
+
+	reconciled(_metadata, lv, 4, 256 * MiB, c, 3, &r);
+	ASSERT_EQ(4U, r.n);
+	EXPECT_STREQ("L3", r.level[2].label);
+	EXPECT_STREQ("DRAM", r.level[3].label);
+	EXPECT_TRUE(printed(&r, "sysfs L3 32 MiB: the L3 tier, but its plateau ends at 4 MiB: measurement and sysfs disagree"));
+}
+
+/* A step sysfs knows nothing of is not given a level's name. */
+TEST(sysfs_unknown_step_is_unnamed)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 3 * MiB, 9 },
+					   { 32 * MiB, 20 }, { 0, 180 } };
+	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
+						{ 3, 32 * MiB } };
+	struct tiers_result r;
+
+	reconciled(_metadata, lv, 5, 256 * MiB, c, 3, &r);
+	ASSERT_EQ(5U, r.n);
+	EXPECT_STREQ("L?", r.level[2].label);
+	EXPECT_STREQ("L3", r.level[3].label);
+	EXPECT_TRUE(printed(&r, "tier ending at 3 MiB: no sysfs cache of about that size"));
+}
+
+/* A sweep that ends inside a cache reports that cache's tier as open-ended, not sized. */
+TEST(sweep_end_is_not_a_capacity)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 } };
+	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
+						{ 3, 32 * MiB } };
+	struct tiers_result r;
+
+	reconciled(_metadata, lv, 2, 256 * KiB, c, 3, &r);
+	ASSERT_EQ(2U, r.n);
+	EXPECT_STREQ("L2", r.level[1].label);
+	EXPECT_TRUE(r.level[1].open);
+	EXPECT_TRUE(printed(&r, ">= 256 KiB"));
+	EXPECT_TRUE(printed(&r, "sysfs L3 32 MiB: not reached: the sweep ended at 256 KiB"));
+}
+
 TEST(csv_errors)
 {
 #define H "# pmu-sweep v1 unit=cycles\nsize_bytes,latency\n"
