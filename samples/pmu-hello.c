@@ -4,13 +4,20 @@
  * INST_RETIRED, gets inline read access for this thread, and times a loop with one
  * instruction per read.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "pmuser.h"
 
-int main(void)
+static const char usage[] =
+	"usage: pmu-hello\n"
+	"Holds the cycle counter and INST_RETIRED, grants this thread inline reads and times a\n"
+	"loop with one read per iteration. Takes no options.\n"
+	"  -h, --help   this text\n";
+
+int main(int argc, char **argv)
 {
 	struct pmuser_config cfg = {
 		.flags = PMUSER_CONFIG_CYCLES,
@@ -24,6 +31,14 @@ int main(void)
 	char why[256];
 	int fd, ret;
 
+	if (argc > 1) {
+		bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
+
+		if (!help)
+			fprintf(stderr, "pmu-hello: unexpected argument '%s'\n", argv[1]);
+		fputs(usage, help ? stdout : stderr);
+		return help ? 0 : 2;
+	}
 #if defined(PMUSER_FAST_V6)
 	/* ARM1176 counts every mode; it has no filter. */
 	cfg.cycle_flags = cfg.events[0].flags = PMUSER_COUNT_MASK;

@@ -198,7 +198,8 @@ int main(int argc, char **argv)
 		case 'h':
 			printf("usage: %s [--events] [--presets]\n"
 			       "  --events   list every known event, marking the unsupported ones\n"
-			       "  --presets  list the event presets (pmu-stat -p, pmuser_preset_find)\n",
+			       "  --presets  list the event presets (pmu-stat -p, pmuser_preset_find)\n"
+			       "  -h, --help this text\n",
 			       argv[0]);
 			return 0;
 		default:

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* The loop counter is one register: 32 bits on 32-bit ARM. */
@@ -58,13 +59,21 @@ static int parse(const char *s, uint64_t max, uint64_t *out)
 
 int main(int argc, char **argv)
 {
+	static const char usage[] =
+		"usage: pmu-spin ITERATIONS [PHASES [SLEEP_MS]]\n"
+		"  runs PHASES x ITERATIONS iterations of a two-instruction loop, with SLEEP_MS\n"
+		"  of sleep between phases\n"
+		"  -h, --help   this text\n";
 	uint64_t n, phases = 1, sleep_ms = 0, p;
 
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
 	if (argc < 2 || argc > 4 || parse(argv[1], MAX_ITERATIONS, &n) ||
 	    (argc > 2 && (parse(argv[2], 1000000, &phases) || !phases)) ||
 	    (argc > 3 && parse(argv[3], 3600000, &sleep_ms))) {
-		fprintf(stderr, "usage: %s ITERATIONS [PHASES [SLEEP_MS]]\n"
-			"  runs PHASES x ITERATIONS iterations of a two-instruction loop\n", argv[0]);
+		fputs(usage, stderr);
 		return 2;
 	}
 	for (p = 0; p < phases; p++) {

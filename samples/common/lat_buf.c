@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lat_buf.h"
+#include "size_suffix.h"
 
 int lat_read_line(const char *path, char *buf, size_t len)
 {
@@ -30,12 +31,9 @@ int lat_read_line(const char *path, char *buf, size_t len)
 
 int lat_parse_size(const char *s, uint64_t *out)
 {
-	static const struct { const char *suffix; unsigned int shift; } units[] = {
-		{ "", 0 }, { "K", 10 }, { "KB", 10 }, { "KiB", 10 }, { "M", 20 }, { "MB", 20 },
-		{ "MiB", 20 }, { "G", 30 }, { "GB", 30 }, { "GiB", 30 },
-	};
 	unsigned long long v;
 	char *end;
+	int shift;
 
 	if (!s || !*s || strspn(s, "0123456789") == 0)
 		return -EINVAL;
@@ -43,15 +41,11 @@ int lat_parse_size(const char *s, uint64_t *out)
 	v = strtoull(s, &end, 10);
 	if (errno || !v)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].suffix))
-			continue;
-		if (v > (UINT64_MAX >> units[i].shift))
-			return -EINVAL;
-		*out = (uint64_t)v << units[i].shift;
-		return 0;
-	}
-	return -EINVAL;
+	shift = size_suffix_shift(end);
+	if (shift < 0 || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
 }
 
 int lat_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "size_suffix.h"
 #include "wl_harness.h"
 
 #define CALIBRATION_ROUNDS	200
@@ -472,18 +473,16 @@ int wl_parse_u64(const char *tool, const char *opt, const char *arg, bool size_s
 		return -1;
 	}
 	if (size_suffix && *end) {
-		switch (*end) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		default: shift = 64;
+		int s = size_suffix_shift(end);
+
+		if (s >= 0) {
+			shift = (unsigned int)s;
+			end += strlen(end);
 		}
-		if (shift < 64)
-			end++;
 	}
-	if (*end || shift >= 64) {
+	if (*end) {
 		fprintf(stderr, "%s: %s: '%s' has trailing characters%s\n", tool, opt, arg,
-			size_suffix ? " (a size may end in K, M or G)" : "");
+			size_suffix ? " (a size may end in K, KB, KiB, M, MB, MiB, G, GB or GiB)" : "");
 		return -1;
 	}
 	if (shift && v > (UINT64_MAX >> shift)) {
