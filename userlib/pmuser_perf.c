@@ -107,21 +107,48 @@ static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whyle
 }
 
 #if defined(__aarch64__)
-/* Whether every event's page lets this thread read its counter now. */
-static bool mmap_reads_work(struct pmuser_counters *c)
+/* kernel.perf_user_access: 0 or 1, -1 if it cannot be read (no such sysctl). */
+static int perf_user_access(void)
 {
+	FILE *f = fopen("/proc/sys/kernel/perf_user_access", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Why this thread cannot read the events' counters itself, or NULL if it can. A page shows
+ * whether perf grants user reads only once perf has scheduled the event: an event that has
+ * not run yet (perf is multiplexing, or other users hold the counters) says nothing, and its
+ * reads go through read() until it runs. So the causes told apart are the sysctl, and perf
+ * refusing user reads of an event that did run.
+ */
+static const char *mmap_reads_problem(struct pmuser_counters *c)
+{
+	struct pmuser_count counts[PMUSER_COUNTERS_MAX];
 	uint64_t v[PMUSER_COUNTERS_MAX];
 	unsigned int i;
 
-	if (pmuser__perf_read_raw(c, v, NULL))
-		return false;
+	switch (perf_user_access()) {
+	case 0:
+		return "kernel.perf_user_access is 0: perf grants no user counter reads";
+	case -1:
+		return "no kernel.perf_user_access: this kernel's perf has no user counter reads";
+	}
+	if (pmuser__perf_read_raw(c, v, NULL) || pmuser__perf_read_full(c, counts))
+		return "reading the events failed";
 	for (i = 0; i < c->nr; i++) {
 		struct perf_event_mmap_page *pg = c->ctr[i].page;
 
-		if (pg && (!pg->cap_user_rdpmc || !pg->index))
-			return false;
+		if (pg && !pg->cap_user_rdpmc && counts[i].running)
+			return "perf offers no user reads of these events (cap_user_rdpmc 0)";
 	}
-	return true;
+	return NULL;
 }
 #endif
 
@@ -210,9 +237,10 @@ int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size
 	}
 	if (mmap_read) {
 #if defined(__aarch64__)
-		if (!start_disabled && !mmap_reads_work(c))
-			return perf_fail(c, -EPERM, why, whylen, "%s (%s); ",
-					 "no user counter access: is kernel.perf_user_access 1?");
+		const char *problem = start_disabled ? NULL : mmap_reads_problem(c);
+
+		if (problem)
+			return perf_fail(c, -EPERM, why, whylen, "%s (%s); ", problem);
 		snprintf(c->timer, sizeof(c->timer),
 			 "perf mmap self-read, cycles via PMCCNTR_EL0 when scheduled");
 #endif

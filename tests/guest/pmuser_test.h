@@ -47,6 +47,21 @@ static inline unsigned long thread_switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+/* Writes a sysctl: 0 or -errno. */
+static inline int sysctl_write(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(val, f) < 0)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
 /*
  * 32-bit ARM kernels hand the FP unit over lazily: after a context switch the thread's next
  * VFP instruction traps, and QEMU counts the trapping instruction as retired in user mode. A

@@ -663,21 +663,6 @@ TEST_F(access, grant_outlives_its_file_until_the_thread_exits)
 	ASSERT_EQ(0, system(cmd));
 }
 
-/* Writes a sysctl: 0 or -errno. */
-static int sysctl_write(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (fputs(val, f) < 0)
-		ret = -EIO;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
-}
-
 /*
  * arm64 with kernel.perf_user_access at its default 0: a grant fails, and the tools name the
  * sysctl rather than "Operation not permitted".

@@ -164,6 +164,84 @@ TEST(region_exact_perf_mmap)
 	region_exact(_metadata, PMUSER_BACKEND_PERF_MMAP);
 }
 
+/* The perf-mmap backend opened with its reason at hand: 0 or -errno, why filled. */
+static int open_mmap_why(struct pmuser_counters **c, char *why, size_t len)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED, EV_CPU_CYCLES, EV_INST_RETIRED };
+	struct pmuser_counters_attr a;
+	unsigned int i;
+
+	pmuser_counters_attr_init(&a);
+	a.backend = PMUSER_BACKEND_PERF_MMAP;
+	a.nr_events = 3;
+	for (i = 0; i < 3; i++)
+		a.events[i].event = ev[i];
+	why[0] = '\0';
+	return pmuser_counters_open(&a, c, why, len);
+}
+
+/* With kernel.perf_user_access 0 the perf-mmap backend refuses, and says that is why. */
+TEST(perf_mmap_refusal_names_the_sysctl)
+{
+	const char *sysctl = "/proc/sys/kernel/perf_user_access";
+	struct pmuser_counters *c;
+	char why[512];
+	int ret;
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	if (access(sysctl, W_OK))
+		SKIP(return, "no kernel.perf_user_access");
+	ASSERT_EQ(0, sysctl_write(sysctl, "0"));
+	ret = open_mmap_why(&c, why, sizeof(why));
+	ASSERT_EQ(0, sysctl_write(sysctl, "1"));
+	ASSERT_EQ(-EPERM, ret);
+	EXPECT_TRUE(strstr(why, "kernel.perf_user_access is 0") != NULL) TH_LOG("%s", why);
+}
+
+/*
+ * Other users' CPU-wide events outnumber the counters, so perf multiplexes and the new
+ * events may not be on a counter when they open: that is no reason to refuse (reads go
+ * through read() while an event is off its counter), and no read goes backwards.
+ */
+TEST(perf_mmap_opens_beside_multiplexing)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(attr),
+		.config = EV_INST_RETIRED,
+	};
+	uint64_t v[3], prev[3] = { 0 };
+	struct pmuser_counters *c;
+	unsigned int k, i, back = 0;
+	char why[512];
+	int fds[16], others = 0, ret;
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	for (k = 0; k < 16; k++) {
+		fds[k] = perf_open(&attr, -1, 0);
+		others += fds[k] >= 0;
+	}
+	ASSERT_LT(0, others);
+	ret = open_mmap_why(&c, why, sizeof(why));
+	EXPECT_EQ(0, ret) TH_LOG("%s", why);
+	for (k = 0; !ret && k < 2000; k++) {
+		ASSERT_EQ(0, pmuser_counters_read(c, v));
+		for (i = 0; i < 3; i++) {
+			back += v[i] < prev[i];
+			prev[i] = v[i];
+		}
+	}
+	if (!ret)
+		pmuser_counters_close(c);
+	for (k = 0; k < 16; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	EXPECT_EQ(0, back);
+}
+
 /* Opened disabled, no event is on a counter yet: reads fall back to read(), group included. */
 TEST(perf_mmap_reads_before_enable)
 {
