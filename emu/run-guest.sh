@@ -36,6 +36,34 @@ for m in ${PMUSER_EXTRA_MODULES:-}; do cp "$m" "$stage/lib/modules/"; done
 [ -d "$T_BUILD/bin" ] && cp "$T_BUILD"/bin/* "$stage/bin/" 2>/dev/null || true
 find "$T_BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/tests/" \; 2>/dev/null || true
 for f in "$@"; do cp -r "$f" "$stage/root/"; done
+# Debian's perf (setup.sh fetch_perf) with the shared libraries it needs, as /bin/perf.
+perf_root=$PMUSER_CACHE/perf-arm64/root
+if [ "$T_DEBARCH" = arm64 ] && [ -x "$perf_root/usr/bin/perf" ]; then
+	mkdir -p "$stage/perf"
+	cp "$perf_root/usr/bin/perf" "$stage/perf/perf"
+	cp -L "$perf_root/lib/ld-linux-aarch64.so.1" "$stage/perf/"
+	todo=("$perf_root/usr/bin/perf")
+	declare -A have=()
+	while [ ${#todo[@]} -gt 0 ]; do
+		elf=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(aarch64-linux-gnu-readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			[ -z "${have[$lib]:-}" ] || continue
+			have[$lib]=1
+			path=$(find "$perf_root/lib/aarch64-linux-gnu" "$perf_root/usr/lib/aarch64-linux-gnu" \
+				-maxdepth 1 -name "$lib" 2>/dev/null | head -n1)
+			if [ -z "$path" ]; then
+				echo "run-guest: perf needs $lib, which setup.sh did not unpack" >&2
+				continue
+			fi
+			cp -L "$path" "$stage/perf/$lib"
+			todo+=("$path")
+		done
+	done
+	printf '#!/bin/sh\nexec /perf/ld-linux-aarch64.so.1 --library-path /perf /perf/perf "$@"\n' \
+		>"$stage/bin/perf"
+	chmod +x "$stage/bin/perf"
+fi
 {
 	echo "export PMUSER_TARGET=$T_NAME"
 	echo "export PMUSER_MODPARAMS='$T_MODPARAMS'"

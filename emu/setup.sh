@@ -334,6 +334,41 @@ kbuild_from_source() {
 	rm -rf "$tmp"
 }
 
+# Debian's own perf for arm64 and the libraries perf_6.1 loads, unpacked once: the real perf
+# user the arm64 guests run beside pmuser (run-guest.sh installs it as /bin/perf). A failure
+# is logged and leaves the guests without it; the tests that need it then skip and say why.
+PERF_LIBS="libbabeltrace1 libbz2-1.0 libc6 libcap2 libcrypt1 libdb5.3 libdw1 libelf1
+	libexpat1 libffi8 libgcc-s1 libgdbm-compat4 libgdbm6 libglib2.0-0 liblzma5 libnuma1
+	libopencsd1 libpcre2-8-0 libperl5.36 libpython3.11 libslang2 libstdc++6 libunwind8
+	libzstd1 zlib1g libmount1 libblkid1 libselinux1 libuuid1"
+fetch_perf() {
+	local dir=$PMUSER_CACHE/perf-arm64 specs=() p v
+	[ -f "$dir/ready-$K61_PKG" ] && return 0
+	private_apt bookworm || true
+	specs=("linux-perf:arm64=$K61_PKG")
+	for p in $PERF_LIBS; do
+		# shellcheck disable=SC2046
+		v=$(apt-cache $(apt_opts bookworm) policy "$p:arm64" 2>/dev/null |
+			awk '$1 == "Candidate:" { print $2 }')
+		if [ -z "$v" ] || [ "$v" = "(none)" ]; then
+			log "perf for the arm64 guests: no candidate for $p:arm64; going without"
+			return 0
+		fi
+		specs+=("$p:arm64=$v")
+	done
+	if ! (download bookworm "${specs[@]}"); then
+		log "perf for the arm64 guests: download failed; going without"
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir/root"
+	for p in "${specs[@]}"; do
+		dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir/root"
+	done
+	touch "$dir/ready-$K61_PKG"
+	log "perf for the arm64 guests: linux-perf $K61_PKG ready"
+}
+
 # checkpatch.pl, the kselftest harness and the pmu-events JSON from the Debian kernel source.
 fetch_ksrc() {
 	local stamp=$PMUSER_CACHE/ksrc/ready-$KSRC_PKG ver=${KSRC_NAME#linux-source-} tmp
@@ -373,6 +408,8 @@ main() {
 	[ "$only" = --ksrc-only ] && return 0
 	for t in "${targets[@]}"; do
 		fetch_target "$t"
+		pmuser_target "$t"
+		[ "$T_DEBARCH" != arm64 ] || fetch_perf
 	done
 }
 

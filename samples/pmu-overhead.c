@@ -94,9 +94,13 @@ static void measure_loop(struct wl_harness *h, read_fn fn, void *ctx, unsigned l
 		pmuser_region_stop(h->c, &r);
 		if (!r.valid) {
 			if (++flagged > FLAGGED_MAX) {
-				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: other threads keep running on the CPU, or perf is multiplexing or restarting the counters (%s backend); nothing measured\n",
-					flagged, flagged + k,
-					pmuser_backend_name(pmuser_counters_backend(h->c)));
+				enum pmuser_backend b = pmuser_counters_backend(h->c);
+
+				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: %s (%s backend); nothing measured\n",
+					flagged, flagged + k, b == PMUSER_BACKEND_MODULE ?
+					"other threads keep running on the CPU, or perf is moving or restarting the counters" :
+					"perf is multiplexing the events (other perf users need the counters)",
+					pmuser_backend_name(b));
 				exit(1);
 			}
 			continue;
@@ -339,6 +343,8 @@ int main(int argc, char **argv)
 				printf(" cycles=%.3f", m->cycles);
 			if (m->available && m->have_bias)
 				printf(" bias=%.0f", m->bias);
+			if (!m->available)
+				printf(" why=\"%s\"", m->why);
 			putchar('\n');
 		}
 		wl_close(&h);

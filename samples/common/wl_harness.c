@@ -13,6 +13,8 @@
 #include "wl_harness.h"
 
 #define CALIBRATION_ROUNDS	200
+/* Calibrations tried, 5 ms apart, before the tool says perf keeps the events off. */
+#define CALIBRATION_TRIES	20
 #define HARNESS_ROUNDS		20
 
 /* The core's MIDR, for event names: from the module, else sysfs (arm64), else 0 (ARMv8). */
@@ -244,7 +246,23 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 	for (i = 1; i < h->nr; i++)
 		h->event[i] = arch_event(attr.events[i - 1].event);
 
-	ret = pmuser_region_calibrate(h->c, CALIBRATION_ROUNDS);
+	/* Bounded: perf may have the events off the counters for a while, or for good. */
+	for (k = 0; k < CALIBRATION_TRIES; k++) {
+		ret = pmuser_region_calibrate(h->c, CALIBRATION_ROUNDS);
+		if (ret != -EAGAIN)
+			break;
+		usleep(5000);
+	}
+	if (ret == -EAGAIN) {
+		fprintf(stderr, "%s: not one valid region in %u tries on the %s backend: %s\n",
+			tool, CALIBRATION_TRIES * CALIBRATION_ROUNDS,
+			pmuser_backend_name(pmuser_counters_backend(h->c)),
+			pmuser_counters_backend(h->c) == PMUSER_BACKEND_MODULE ?
+			"perf kept moving or reloading pmuser's counters" :
+			"perf kept the events off the counters (other perf users' events hold them: perf schedules CPU-wide events before per-task ones; or it is multiplexing)");
+		wl_close(h);
+		return -1;
+	}
 	if (ret) {
 		fprintf(stderr, "%s: calibrating the region bias: %s\n", tool, strerror(-ret));
 		wl_close(h);
