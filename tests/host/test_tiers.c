@@ -429,15 +429,19 @@ TEST(csv_accepts_variations)
 	sweepcsv_free(&out);
 }
 
-/* The tiers of a clean staircase, then reconciled with the caches given. */
+/* What sysfs reports on the x86 host the examples come from. */
+static const struct tiers_cache host_caches[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
+						  { 3, 32 * MiB } };
+
+/* The tiers of a clean staircase, then reconciled with the host's caches. */
 static void reconciled(struct __test_metadata *_metadata, const struct level *lv, size_t nlv,
-		       uint64_t max, const struct tiers_cache *c, size_t nc, struct tiers_result *r)
+		       uint64_t max, struct tiers_result *r)
 {
 	struct stair s;
 
 	make_stair(&s, lv, nlv, max, 1, 0.01, 0, 7);
 	ASSERT_EQ(0, tiers_detect(s.p, s.n, r));
-	tiers_reconcile(r, c, nc);
+	tiers_reconcile(r, host_caches, sizeof(host_caches) / sizeof(host_caches[0]));
 	tiers_print(stderr, r, "ns");
 }
 
@@ -456,11 +460,9 @@ TEST(sysfs_names_the_tiers)
 {
 	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 32 * MiB, 14 },
 					   { 0, 180 } };
-	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
-						{ 3, 32 * MiB } };
 	struct tiers_result r;
 
-	reconciled(_metadata, lv, 4, 256 * MiB, c, 3, &r);
+	reconciled(_metadata, lv, 4, 256 * MiB, &r);
 	ASSERT_EQ(4U, r.n);
 	EXPECT_STREQ("L1", r.level[0].label);
 	EXPECT_STREQ("L2", r.level[1].label);
@@ -478,11 +480,9 @@ TEST(sysfs_disagreement_is_said)
 {
 	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 4 * MiB, 14 },
 					   { 0, 180 } };
-	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
-						{ 3, 32 * MiB } };
 	struct tiers_result r;
 
-	reconciled(_metadata, lv, 4, 256 * MiB, c, 3, &r);
+	reconciled(_metadata, lv, 4, 256 * MiB, &r);
 	ASSERT_EQ(4U, r.n);
 	EXPECT_STREQ("L3", r.level[2].label);
 	EXPECT_STREQ("DRAM", r.level[3].label);
@@ -494,11 +494,9 @@ TEST(sysfs_unknown_step_is_unnamed)
 {
 	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 3 * MiB, 9 },
 					   { 32 * MiB, 20 }, { 0, 180 } };
-	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
-						{ 3, 32 * MiB } };
 	struct tiers_result r;
 
-	reconciled(_metadata, lv, 5, 256 * MiB, c, 3, &r);
+	reconciled(_metadata, lv, 5, 256 * MiB, &r);
 	ASSERT_EQ(5U, r.n);
 	EXPECT_STREQ("L?", r.level[2].label);
 	EXPECT_STREQ("L3", r.level[3].label);
@@ -509,11 +507,9 @@ TEST(sysfs_unknown_step_is_unnamed)
 TEST(sweep_end_is_not_a_capacity)
 {
 	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 } };
-	static const struct tiers_cache c[] = { { 1, 48 * KiB }, { 2, 1 * MiB },
-						{ 3, 32 * MiB } };
 	struct tiers_result r;
 
-	reconciled(_metadata, lv, 2, 256 * KiB, c, 3, &r);
+	reconciled(_metadata, lv, 2, 256 * KiB, &r);
 	ASSERT_EQ(2U, r.n);
 	EXPECT_STREQ("L2", r.level[1].label);
 	EXPECT_TRUE(r.level[1].open);
