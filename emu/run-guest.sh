@@ -38,7 +38,7 @@ find "$T_BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/tests/"
 for f in "$@"; do cp -r "$f" "$stage/root/"; done
 # Debian's perf (setup.sh fetch_perf) with the shared libraries it needs, as /bin/perf.
 perf_root=$PMUSER_CACHE/perf-arm64/root
-if [ "$T_DEBARCH" = arm64 ] && [ -x "$perf_root/usr/bin/perf" ]; then
+if [ "$T_DEBARCH" = arm64 ] && compgen -G "$PMUSER_CACHE/perf-arm64/ready-*" >/dev/null; then
 	mkdir -p "$stage/perf"
 	cp "$perf_root/usr/bin/perf" "$stage/perf/perf"
 	cp -L "$perf_root/lib/ld-linux-aarch64.so.1" "$stage/perf/"

@@ -223,6 +223,10 @@ fetch_target() {
 	pmuser_target "$t"
 	[ -n "$T_KRESOLVE" ] && resolve_kernel "$t"
 	stamp=$PMUSER_CACHE/targets/$T_KTARGET/ready-$T_KPKG-${BUSYBOX_PKG#*:}
+	# Targets that share a kernel tree may be set up at once (parallel builds): one unpacks.
+	mkdir -p "$PMUSER_CACHE/targets"
+	exec 9>"$PMUSER_CACHE/targets/$T_KTARGET.lock"
+	flock 9
 	if [ -f "$stamp" ]; then
 		[ -z "$T_KRESOLVE" ] || log "$t: kernel $T_KREL ($T_KPKG)"
 		return 0
@@ -349,7 +353,7 @@ fetch_perf() {
 	for p in $PERF_LIBS; do
 		# shellcheck disable=SC2046
 		v=$(apt-cache $(apt_opts bookworm) policy "$p:arm64" 2>/dev/null |
-			awk '$1 == "Candidate:" { print $2 }')
+			awk '$1 == "Candidate:" { print $2 }') || v=
 		if [ -z "$v" ] || [ "$v" = "(none)" ]; then
 			log "perf for the arm64 guests: no candidate for $p:arm64; going without"
 			return 0
@@ -363,7 +367,11 @@ fetch_perf() {
 	rm -rf "$dir"
 	mkdir -p "$dir/root"
 	for p in "${specs[@]}"; do
-		dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir/root"
+		if ! dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir/root"; then
+			log "perf for the arm64 guests: unpacking $p failed; going without"
+			rm -rf "$dir"
+			return 0
+		fi
 	done
 	touch "$dir/ready-$K61_PKG"
 	log "perf for the arm64 guests: linux-perf $K61_PKG ready"

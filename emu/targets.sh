@@ -25,9 +25,9 @@ pmuser_target() {
 		T_MODPARAMS= T_CFLAGS=
 		;;
 	armhf-6.12-v8)
-		# An ARMv8 core in AArch32, as a Raspberry Pi 3/4 on a 32-bit OS: PMUv3 through
-		# perf's arm_pmuv3 driver. QEMU's "max" is such a core (Cortex-A57 MIDR) and writes
-		# its PMU node into the DTB itself.
+		# An ARMv8 core in AArch32, as a Raspberry Pi 3/4 on a 32-bit OS: PMUv3 registers
+		# (read-only user enable) run by perf's ARMv7 driver (run-guest.sh names the PMU
+		# node for it). QEMU's "max" is such a core (Cortex-A57 MIDR).
 		T_ARCH=arm T_DEBARCH=armhf T_FLAVOUR=armmp
 		T_CROSS=arm-linux-gnueabihf-
 		T_QEMU=qemu-system-arm T_MACHINE=virt T_CPU=max

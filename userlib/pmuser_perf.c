@@ -107,17 +107,17 @@ static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whyle
 }
 
 #if defined(__aarch64__)
-/* kernel.perf_user_access: 0 or 1, -1 if it cannot be read (no such sysctl). */
+/* kernel.perf_user_access: 0 or 1; -1 if there is no such sysctl; -2 if it cannot be read. */
 static int perf_user_access(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_user_access", "r");
-	int v = -1;
+	int v = -2;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
+	if (!f)
+		return errno == ENOENT ? -1 : -2;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -2;
+	fclose(f);
 	return v;
 }
 

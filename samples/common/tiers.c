@@ -247,10 +247,11 @@ void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches,
 	if (!res->nr_caches || n < 2)
 		return;
 	/* A plateau reaching past twice the largest cache is memory, all of it. */
-	if (last->last_size >= 2 * res->cache[res->nr_caches - 1].size)
+	if (last->last_size >= 2 * res->cache[res->nr_caches - 1].size) {
+		last->label = "DRAM";
+		last->cache_level = 0;
 		n--;
-	else
-		last->label = "L?";
+	}
 	/*
 	 * By size: a plateau that ends at no less than half a cache, followed by one that starts
 	 * at no more than twice it, is that cache; the last plateau, whose end is unknown, is the
@@ -266,7 +267,7 @@ void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches,
 		while (next < res->nr_caches && res->cache[next].size * 2 < l->first_size)
 			next++;
 		if (next >= res->nr_caches)
-			break;
+			continue;
 		c = &res->cache[next];
 		if (i + 1 == res->n ? c->size >= l->first_size :
 		    c->size <= 2 * l->last_size && end <= 2 * c->size) {

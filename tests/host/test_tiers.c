@@ -503,6 +503,20 @@ TEST(sysfs_unknown_step_is_unnamed)
 	EXPECT_TRUE(printed(&r, "tier ending at 3 MiB: no sysfs cache of about that size"));
 }
 
+/* A sweep that just passes twice the largest cache ends on DRAM, even close behind it. */
+TEST(sysfs_memory_right_after_the_last_cache)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 32 * MiB, 14 },
+					   { 0, 180 } };
+	struct tiers_result r;
+
+	reconciled(_metadata, lv, 4, 64 * MiB, &r);
+	ASSERT_EQ(4U, r.n);
+	EXPECT_STREQ("L3", r.level[2].label);
+	EXPECT_STREQ("DRAM", r.level[3].label);
+	EXPECT_FALSE(printed(&r, "no sysfs cache"));
+}
+
 /* A sweep that ends inside a cache reports that cache's tier as open-ended, not sized. */
 TEST(sweep_end_is_not_a_capacity)
 {
