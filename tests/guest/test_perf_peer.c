@@ -253,4 +253,40 @@ TEST_F(peer, overhead_measures_or_names_the_cause)
 	}
 }
 
+/*
+ * The latency and workload tools on each perf backend (sysctl 1): a result, or status 1 with
+ * the cause seen. With every counter the sessions', none can measure.
+ */
+TEST_F(peer, tools_measure_or_name_the_cause)
+{
+	static const char *const backends[] = { "perf-read", "perf-mmap" };
+	static const char *const cmds[] = {
+		"pmu-lat -n 200", "pmu-sweep --max 64K -t 0.05 -r 1", "pmu-chase -s 16K -i 2",
+		"pmu-matrix -n 16", "pmu-walk -s 16K -i 2", "pmu-misp -i 1000",
+		"pmu-hazards -i 100",
+	};
+	char cmd[256], out[16384];
+	unsigned int b, k;
+
+	if (self->have_sysctl)
+		ASSERT_EQ(0, sysctl_write(SYSCTL, "1"));
+	for (b = 0; b < 2; b++) {
+		for (k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+			int st;
+
+			snprintf(cmd, sizeof(cmd), "PMUSER_BACKEND=%s %s", backends[b], cmds[k]);
+			st = tool_run(cmd, true, out, sizeof(out));
+			if (!st) {
+				EXPECT_FALSE(variant->starved) TH_LOG("%s measured with no counter",
+								       cmd);
+				continue;
+			}
+			EXPECT_EQ(1, st) TH_LOG("%s: %s", cmd, out);
+			EXPECT_TRUE(strstr(out, "perf kept the events off the counters") ||
+				    strstr(out, "perf is multiplexing the events"))
+				TH_LOG("%s: %s", cmd, out);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN
