@@ -97,9 +97,7 @@ static void measure_loop(struct wl_harness *h, read_fn fn, void *ctx, unsigned l
 				enum pmuser_backend b = pmuser_counters_backend(h->c);
 
 				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: %s (%s backend); nothing measured\n",
-					flagged, flagged + k, b == PMUSER_BACKEND_MODULE ?
-					"other threads keep running on the CPU, or perf is moving or restarting the counters" :
-					"perf is multiplexing the events (other perf users need the counters)",
+					flagged, flagged + k, pmuser_backend_invalid_why(b),
 					pmuser_backend_name(b));
 				exit(1);
 			}

@@ -424,6 +424,8 @@ enum pmuser_backend pmuser_counters_backend(const struct pmuser_counters *c);
 const struct pmuser_page *pmuser_counters_page(const struct pmuser_counters *c);
 /* "module", "perf-mmap", "perf-read", "clock". */
 const char *pmuser_backend_name(enum pmuser_backend backend);
+/* What makes regions on this backend come back invalid, for a tool's message. */
+const char *pmuser_backend_invalid_why(enum pmuser_backend backend);
 /* Parses a backend name (as above, or "auto"): 0 and *out, or -EINVAL. */
 int pmuser_backend_parse(const char *name, enum pmuser_backend *out);
 /* Number of counters: the cycle counter (if asked for) plus the events. */

@@ -247,9 +247,7 @@ int lat_timer_check(const struct lat_timer *t, const char *tool)
 	if (!t->disturbed)
 		return 0;
 	fprintf(stderr, "%s: a measurement window was disturbed %d times in a row (%s; %s backend): nothing reported\n",
-		tool, LAT_WINDOW_TRIES, t->backend == PMUSER_BACKEND_MODULE ?
-		"another thread kept running on the CPU, or perf kept reloading or moving the counters" :
-		"perf kept the events off the counters: other perf users' events hold them, or it is multiplexing",
+		tool, LAT_WINDOW_TRIES, pmuser_backend_invalid_why(t->backend),
 		pmuser_backend_name(t->backend));
 	return -EAGAIN;
 }

@@ -254,12 +254,11 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 		usleep(5000);
 	}
 	if (ret == -EAGAIN) {
+		enum pmuser_backend b = pmuser_counters_backend(h->c);
+
 		fprintf(stderr, "%s: not one valid region in %u tries on the %s backend: %s\n",
-			tool, CALIBRATION_TRIES * CALIBRATION_ROUNDS,
-			pmuser_backend_name(pmuser_counters_backend(h->c)),
-			pmuser_counters_backend(h->c) == PMUSER_BACKEND_MODULE ?
-			"perf kept moving or reloading pmuser's counters" :
-			"perf kept the events off the counters (other perf users' events hold them: perf schedules CPU-wide events before per-task ones; or it is multiplexing)");
+			tool, CALIBRATION_TRIES * CALIBRATION_ROUNDS, pmuser_backend_name(b),
+			pmuser_backend_invalid_why(b));
 		wl_close(h);
 		return -1;
 	}
