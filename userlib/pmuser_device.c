@@ -7,7 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "pmuser.h"
+#include "pmuser_internal.h"
 
 static int pmuser_ioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -75,24 +75,23 @@ int pmuser_device_swinc(int fd, uint32_t mask, uint32_t count)
 	return pmuser_ioctl(fd, PMUSER_IOC_SWINC, &req);
 }
 
-/* The first character of a /proc/sys file, or 0 if it cannot be read. */
-static char sysctl_char(const char *path)
+int pmuser__perf_user_access(void)
 {
+	int fd = open("/proc/sys/kernel/perf_user_access", O_RDONLY | O_CLOEXEC);
 	char c = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = 0;
-		close(fd);
-	}
-	return c;
+	if (fd < 0)
+		return errno == ENOENT ? -1 : -2;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '0' ? 0 : c == '1' ? 1 : -2;
 }
 
 const char *pmuser_device_why(unsigned long request, int err, char *buf, size_t len)
 {
 	if (request == PMUSER_IOC_GRANT && err == -EPERM &&
-	    sysctl_char("/proc/sys/kernel/perf_user_access") == '0')
+	    pmuser__perf_user_access() == 0)
 		snprintf(buf, len, "%s: kernel.perf_user_access is 0 (perf grants user reads only with it set to 1: sysctl kernel.perf_user_access=1)",
 			 strerror(-err));
 	else if (request == PMUSER_IOC_CONFIGURE && err == -EACCES)

@@ -55,6 +55,8 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t
 int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
 int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request);
 uint64_t pmuser__now_ns(void);
+/* kernel.perf_user_access: 0 or 1; -1 if there is no such sysctl; -2 if it cannot be read. */
+int pmuser__perf_user_access(void);
 int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse);
 
 #endif /* PMUSER_INTERNAL_H */

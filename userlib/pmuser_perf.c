@@ -107,20 +107,6 @@ static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whyle
 }
 
 #if defined(__aarch64__)
-/* kernel.perf_user_access: 0 or 1; -1 if there is no such sysctl; -2 if it cannot be read. */
-static int perf_user_access(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_user_access", "r");
-	int v = -2;
-
-	if (!f)
-		return errno == ENOENT ? -1 : -2;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -2;
-	fclose(f);
-	return v;
-}
-
 /*
  * Why this thread cannot read the events' counters itself, or NULL if it can. A page shows
  * whether perf grants user reads only once perf has scheduled the event: an event that has
@@ -134,7 +120,7 @@ static const char *mmap_reads_problem(struct pmuser_counters *c)
 	uint64_t v[PMUSER_COUNTERS_MAX];
 	unsigned int i;
 
-	switch (perf_user_access()) {
+	switch (pmuser__perf_user_access()) {
 	case 0:
 		return "kernel.perf_user_access is 0: perf grants no user counter reads";
 	case -1:
