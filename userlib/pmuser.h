@@ -134,6 +134,39 @@ static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsign
 	} while (sel != n && ++tries < 8);
 	return v;
 }
+
+/*
+ * PMUv3 in AArch32 (an ARMv8 core under a 32-bit kernel: pmuser_cpu_info.pmu_version 3 to
+ * 14) also names each event counter n in the instruction, PMEVCNTR<n> (c14, c8 + n / 8,
+ * n % 8): one read, nothing selected. PMUv2 cores (Cortex-A7/A9/A15) trap it.
+ */
+#define PMUSER__A32V3_CASE(n, crm, op2)						\
+	case n: __asm__ __volatile__("mrc p15, 0, %0, c14, c" #crm ", " #op2 : "=r"(v)); break
+static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read_pmuv3(unsigned int n)
+{
+	uint32_t v = 0;
+
+	switch (n) {
+	PMUSER__A32V3_CASE(0, 8, 0); PMUSER__A32V3_CASE(1, 8, 1); PMUSER__A32V3_CASE(2, 8, 2);
+	PMUSER__A32V3_CASE(3, 8, 3); PMUSER__A32V3_CASE(4, 8, 4); PMUSER__A32V3_CASE(5, 8, 5);
+	PMUSER__A32V3_CASE(6, 8, 6); PMUSER__A32V3_CASE(7, 8, 7); PMUSER__A32V3_CASE(8, 9, 0);
+	PMUSER__A32V3_CASE(9, 9, 1); PMUSER__A32V3_CASE(10, 9, 2); PMUSER__A32V3_CASE(11, 9, 3);
+	PMUSER__A32V3_CASE(12, 9, 4); PMUSER__A32V3_CASE(13, 9, 5); PMUSER__A32V3_CASE(14, 9, 6);
+	PMUSER__A32V3_CASE(15, 9, 7); PMUSER__A32V3_CASE(16, 10, 0); PMUSER__A32V3_CASE(17, 10, 1);
+	PMUSER__A32V3_CASE(18, 10, 2); PMUSER__A32V3_CASE(19, 10, 3); PMUSER__A32V3_CASE(20, 10, 4);
+	PMUSER__A32V3_CASE(21, 10, 5); PMUSER__A32V3_CASE(22, 10, 6); PMUSER__A32V3_CASE(23, 10, 7);
+	PMUSER__A32V3_CASE(24, 11, 0); PMUSER__A32V3_CASE(25, 11, 1); PMUSER__A32V3_CASE(26, 11, 2);
+	PMUSER__A32V3_CASE(27, 11, 3); PMUSER__A32V3_CASE(28, 11, 4); PMUSER__A32V3_CASE(29, 11, 5);
+	PMUSER__A32V3_CASE(30, 11, 6);
+	case PMUSER_HW_CYCLE:
+		__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 0" : "=r"(v));
+		break;
+	default:
+		break;
+	}
+	return v;
+}
+#undef PMUSER__A32V3_CASE
 #elif defined(PMUSER_FAST_V6)
 /* ARM1176 has two event counters: PMN0 (c15, c12, 2) and PMN1 (c15, c12, 3). */
 static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
@@ -172,6 +205,80 @@ static inline uint64_t pmuser_counter_read_serial(unsigned int hw)
 	return pmuser__evcntr_read(hw);
 }
 
+#if defined(PMUSER_FAST_V7)
+/*
+ * Raw read of counter hw on a PMUv3 core in AArch32 (pmuser_cpu_info.pmu_version 3 to 14):
+ * one instruction for a constant hw, where pmuser_counter_read() selects first.
+ */
+static inline uint64_t pmuser_counter_read_pmuv3(unsigned int hw)
+{
+	return pmuser__evcntr_read_pmuv3(hw);
+}
+#endif
+
+/*
+ * Reads of hardware counters hw[0..n-1] into raw[], last to first if reverse, without
+ * barriers. ARMv7 selects each event counter first; the race with the kernel's selections
+ * (see pmuser__evcntr_read) is checked once for the whole batch.
+ */
+static inline __attribute__((always_inline)) void
+pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool reverse)
+{
+	unsigned int i, k;
+#if defined(PMUSER_FAST_V7)
+	unsigned int tries = 0;
+	uint32_t bad;
+
+	do {
+		bad = 0;
+		_Pragma("GCC unroll 32")
+		for (k = 0; k < n && k < 32; k++) {
+			uint32_t v, sel;
+
+			i = reverse ? n - 1 - k : k;
+			if (hw[i] == PMUSER_HW_CYCLE) {
+				raw[i] = pmuser_cycles_read();
+				continue;
+			}
+			__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 5" :: "r"(hw[i]));
+			pmuser__isb();
+			__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
+			__asm__ __volatile__("mrc p15, 0, %0, c9, c12, 5" : "=r"(sel));
+			bad |= sel ^ hw[i];
+			raw[i] = v;
+		}
+	} while (bad && ++tries < 8);
+#else
+	_Pragma("GCC unroll 32")
+	for (k = 0; k < n && k < 32; k++) {
+		i = reverse ? n - 1 - k : k;
+		raw[i] = pmuser__evcntr_read(hw[i]);
+	}
+#endif
+}
+
+/*
+ * Raw reads of hardware counters hw[0..n-1] (from pmuser_counters_hw()) between one pair of
+ * barriers, for the tightest region. With n and hw[] compile-time constants it compiles to
+ * the barrier, n reads and the barrier: n + 2 instructions on AArch64. The values are the
+ * hardware's own: a delta of two such reads is a count (masked to the counter's width) only
+ * if pmuser_page_unchanged() holds for a pmuser_page_mark() taken before the first read.
+ */
+static inline __attribute__((always_inline)) void
+pmuser_counter_read_n(unsigned int n, const unsigned int hw[], uint64_t values[])
+{
+	uint64_t raw[32];
+	unsigned int i;
+
+	/* Into registers first: the stores come after the closing barrier, not between reads. */
+	pmuser__isb();
+	pmuser__evcntr_batch(n, hw, raw, false);
+	pmuser__isb();
+	_Pragma("GCC unroll 32")
+	for (i = 0; i < n && i < 32; i++)
+		values[i] = raw[i];
+}
+
 /*
  * A serialised read of counter hw with SIGILL caught, for finding out whether inline reads
  * work here at all (without access, or on QEMU's ARM1176, they trap): 0 and *value, or
@@ -191,18 +298,37 @@ int pmuser_counter_probe(unsigned int hw, uint64_t *value);
 #endif
 int pmuser__thread_cpu_slow(void);
 
-static inline int pmuser_thread_cpu(void)
+/* Whether the kernel keeps this process's threads' rseq cpu_id (glibc registered rseq). */
+static inline bool pmuser__rseq_usable(void)
 {
 #if defined(RSEQ_SIG) && (defined(__aarch64__) || defined(__arm__))
-	if (__rseq_size) {
-		const struct rseq *rs = (const struct rseq *)
-			((char *)__builtin_thread_pointer() + __rseq_offset);
-		int cpu = (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+	return __rseq_size != 0;
+#else
+	return false;
+#endif
+}
+
+/* The calling thread's rseq cpu_id where pmuser__rseq_usable(); negative if unregistered. */
+static inline int pmuser__rseq_cpu(void)
+{
+#if defined(RSEQ_SIG) && (defined(__aarch64__) || defined(__arm__))
+	const struct rseq *rs = (const struct rseq *)
+		((char *)__builtin_thread_pointer() + __rseq_offset);
+
+	return (int)__atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+#else
+	return -1;
+#endif
+}
+
+static inline int pmuser_thread_cpu(void)
+{
+	if (pmuser__rseq_usable()) {
+		int cpu = pmuser__rseq_cpu();
 
 		if (cpu >= 0)
 			return cpu;
 	}
-#endif
 	return pmuser__thread_cpu_slow();
 }
 

@@ -241,6 +241,7 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	ret = pmuser_page_map(c->dev_fd, &c->page);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");
+	pmuser__module_readers(c, ci.pmu_version);
 	ret = pmuser_device_grant(c->dev_fd, 0);
 	if (ret)
 		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
@@ -292,6 +293,9 @@ static void backend_reset(struct pmuser_counters *c)
 			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "cycles");
 	}
 	c->dev_fd = -1;
+	c->fast_read = NULL;
+	c->raw_start = NULL;
+	c->raw_stop = NULL;
 	pmuser_page_unmap(&c->page);
 	c->leader = -1;
 	c->timer[0] = '\0';
@@ -488,18 +492,13 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c)
  */
 int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse)
 {
-	unsigned int i, k;
+	unsigned int i;
 
 	if (gaps && c->backend != PMUSER_BACKEND_PERF_MMAP && c->backend != PMUSER_BACKEND_PERF_READ)
 		memset(gaps, 0, c->nr * sizeof(gaps[0]));
 	switch (c->backend) {
 	case PMUSER_BACKEND_MODULE:
-		pmuser__isb();
-		for (k = 0; k < c->nr; k++) {
-			i = reverse ? c->nr - 1 - k : k;
-			values[i] = c->ctr[i].supported ? pmuser_counter_read(c->ctr[i].hw) : 0;
-		}
-		pmuser__isb();
+		(reverse ? c->raw_start : c->raw_stop)(c, values);
 		return 0;
 	case PMUSER_BACKEND_PERF_MMAP:
 	case PMUSER_BACKEND_PERF_READ:
@@ -548,6 +547,9 @@ int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 	unsigned int i;
 	int ret;
 
+	/* The module backend's reader for the set's layout, chosen at open. */
+	if (c->fast_read && !c->fast_read(c, values))
+		return 0;
 	if (c->backend == PMUSER_BACKEND_MODULE)
 		return module_read(c, values);
 	ret = pmuser__read_raw(c, raw, NULL, false);
@@ -675,6 +677,8 @@ void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 		r->seq = r->cpu >= 0 && (unsigned int)r->cpu < c->page.nr_cpus ?
 			 pmuser_page_cpu(&c->page, (unsigned int)r->cpu)->seq : 1;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		c->raw_start(c, r->start);
+		return;
 	}
 	pmuser__read_raw(c, r->start, r->gap, true);
 }
@@ -692,16 +696,33 @@ static bool perf_region_valid(const struct pmuser_counters *c, const struct pmus
 	return true;
 }
 
+static void region_deltas(const struct pmuser_counters *c, struct pmuser_region *r,
+			  const uint64_t end[])
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++) {
+		r->raw[i] = (end[i] - r->start[i]) & width_mask(c->ctr[i].bits);
+		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
+	}
+}
+
 void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
 {
 	uint64_t end[PMUSER_COUNTERS_MAX], gap[PMUSER_COUNTERS_MAX];
-	unsigned int i;
 
+	/*
+	 * Module: the counters are read before anything else, into r->raw (made deltas in
+	 * place), so that the bias holds only a call and this branch.
+	 */
+	if (c->raw_stop) {
+		c->raw_stop(c, r->raw);
+		r->valid = module_region_valid(c, r, r->raw);
+		region_deltas(c, r, r->raw);
+		return;
+	}
 	pmuser__read_raw(c, end, gap, false);
 	switch (c->backend) {
-	case PMUSER_BACKEND_MODULE:
-		r->valid = module_region_valid(c, r, end);
-		break;
 	case PMUSER_BACKEND_PERF_MMAP:
 	case PMUSER_BACKEND_PERF_READ:
 		r->valid = perf_region_valid(c, r, gap);
@@ -709,10 +730,7 @@ void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
 	default:
 		r->valid = true;
 	}
-	for (i = 0; i < c->nr; i++) {
-		r->raw[i] = (end[i] - r->start[i]) & width_mask(c->ctr[i].bits);
-		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
-	}
+	region_deltas(c, r, end);
 }
 
 int pmuser_region_calibrate(struct pmuser_counters *c, unsigned int rounds)

@@ -24,6 +24,15 @@ struct pmuser_ctr {
 	struct perf_event_mmap_page *page;
 };
 
+struct pmuser_counters;
+/* One try of a read of every counter, chosen at open: 0, or -EAGAIN for the general path. */
+typedef int pmuser__read_fn(const struct pmuser_counters *c, uint64_t values[]);
+/* Module backend, raw reads of every counter between barriers. */
+typedef void pmuser__raw_fn(const struct pmuser_counters *c, uint64_t values[]);
+
+/* Layouts up to this many counters get readers with every register fixed in the code. */
+#define PMUSER_FAST_LAYOUT_MAX	5
+
 struct pmuser_counters {
 	enum pmuser_backend backend;
 	struct pmuser_counters_attr attr;
@@ -35,6 +44,13 @@ struct pmuser_counters {
 	unsigned int nr_read;		/* module: supported counters, read through the page */
 	unsigned int read_slot[PMUSER_COUNTERS_MAX];	/* their page slots */
 	unsigned int read_idx[PMUSER_COUNTERS_MAX];	/* their indices in ctr[] */
+	uint32_t read_off[PMUSER_COUNTERS_MAX];	/* their slots' offsets in a CPU's record */
+	uint64_t read_word[PMUSER_COUNTERS_MAX];	/* their page hw and bits, as configured */
+	uint64_t read_mask[PMUSER_COUNTERS_MAX];	/* their raw width masks */
+	/* Readers chosen at open: module (pmuser_module_read.c), perf-mmap (pmuser_perf.c). */
+	pmuser__read_fn *fast_read;	/* NULL: every read takes the general path */
+	pmuser__raw_fn *raw_start;	/* a region's start: the cycle counter read last */
+	pmuser__raw_fn *raw_stop;	/* a region's stop: the cycle counter read first */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];
@@ -57,6 +73,11 @@ int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request);
 uint64_t pmuser__now_ns(void);
 /* kernel.perf_user_access: 0 or 1; -1 if there is no such sysctl; -2 if it cannot be read. */
 int pmuser__perf_user_access(void);
+/*
+ * Chooses the module backend's readers for the set's layout and the PMU (pmu_version as in
+ * pmuser_cpu_info), after the page is mapped.
+ */
+void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version);
 int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse);
 
 #endif /* PMUSER_INTERNAL_H */

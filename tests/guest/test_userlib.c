@@ -156,6 +156,105 @@ TEST(region_exact_perf_read)
 	region_exact(_metadata, PMUSER_BACKEND_PERF_READ);
 }
 
+/*
+ * pmuser_counter_read_n() with constant counters around a block, checked by the page: every
+ * counter's window holds the same instructions (both reads go in the same order), so an empty
+ * region and a 100-instruction one differ by exactly 100 in each.
+ */
+static const unsigned int inline_hw[] = { PMUSER_HW_CYCLE, 0, 1 };
+
+#define INLINE_REGION_FN(name, body)						static __attribute__((noinline)) bool name(const struct pmuser_page *pg, uint64_t a[3],						   uint64_t b[3])			{											struct pmuser_page_mark m = pmuser_page_mark(pg);														pmuser_counter_read_n(3, inline_hw, a);						body;										pmuser_counter_read_n(3, inline_hw, b);						return pmuser_page_unchanged(pg, m);					}
+INLINE_REGION_FN(inline_empty, )
+INLINE_REGION_FN(inline_nops_100, NOPS(100))
+
+/* The deltas of a quiet inline region (at most 20 tries): true if one came about. */
+static bool inline_deltas(struct pmuser_counters *c,
+			  bool (*fn)(const struct pmuser_page *, uint64_t *, uint64_t *),
+			  uint64_t d[3])
+{
+	uint64_t a[3], b[3];
+	unsigned int i, tries;
+
+	for (tries = 0; tries < 20; tries++) {
+		unsigned long sw = thread_switches();
+
+		fp_touch();
+		if (!fn(pmuser_counters_page(c), a, b) || thread_switches() != sw)
+			continue;
+		for (i = 0; i < 3; i++)
+			d[i] = (b[i] - a[i]) & (i ? 0xffffffffULL : UINT64_MAX);
+		return true;
+	}
+	return false;
+}
+
+TEST(inline_read_n_exact)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED, EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t e[3], k[3];
+	unsigned int i;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 2, 0, &c));
+	for (i = 0; i < 3; i++) {
+		if (pmuser_counters_hw(c, i) != (int)inline_hw[i]) {
+			pmuser_counters_close(c);
+			SKIP(return, "the set is not on the cycle counter and event counters 0, 1");
+		}
+	}
+	if (!getenv("PMUSER_ICOUNT_EXACT")) {
+		pmuser_counters_close(c);
+		SKIP(return, "exact counts need -icount");
+	}
+	ASSERT_TRUE(inline_deltas(c, inline_empty, e));
+	ASSERT_TRUE(inline_deltas(c, inline_nops_100, k));
+	TH_LOG("empty inline region: %llu %llu %llu", (unsigned long long)e[0],
+	       (unsigned long long)e[1], (unsigned long long)e[2]);
+	for (i = 0; i < 3; i++) {
+#if defined(__aarch64__)
+		/*
+		 * Between a counter's two reads: the other two reads, three barriers and the
+		 * first read's stores (two): 2N + 1 for N = 3, the same for every counter.
+		 */
+		EXPECT_GE(7, e[i]);
+		EXPECT_EQ(e[0], e[i]);
+#endif
+		EXPECT_EQ(e[i] + 100, k[i]);
+	}
+	pmuser_counters_close(c);
+}
+
+/*
+ * A region whose thread moved to another CPU between start and stop is flagged, and the next
+ * region, wholly on the new CPU, is exact: the counts are the page's, kept per CPU.
+ */
+TEST(region_migrated_is_flagged)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	struct pmuser_region r;
+
+	REQUIRE_COUNTING();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: nowhere to migrate to");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 1, 0, &c));
+	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+	pmuser_region_start(c, &r);
+	ASSERT_EQ(0, pmuser_thread_pin(1));
+	pmuser_region_stop(c, &r);
+	EXPECT_EQ(1, pmuser_thread_cpu());
+	EXPECT_FALSE(r.valid) TH_LOG("a region from CPU 0 to CPU 1 was taken as valid");
+	if (getenv("PMUSER_ICOUNT_EXACT")) {
+		quiet_nops_100(c, &r);
+		EXPECT_TRUE(r.valid);
+		EXPECT_EQ(100, r.delta[1]);
+	}
+	pmuser_counters_close(c);
+}
+
 /* Self-read and read() measure the same region identically. */
 TEST(region_exact_perf_mmap)
 {

@@ -42,10 +42,11 @@ for t in $PMUSER_TARGETS; do
 	fi
 done
 
-# disasm_check NAME CC OBJDUMP CFLAGS EXPECT_FN: compile readers.c, disassemble each function,
-# and ask EXPECT_FN for the instruction that must appear in it.
+# disasm_check NAME CC OBJDUMP CFLAGS EXPECT_FN [PREFIX]: compile readers.c, disassemble each
+# function (PREFIX0..PREFIX31, read_counter_ by default, and the cycle readers), and ask
+# EXPECT_FN for the instruction that must appear in it.
 disasm_check() {
-	local name=$1 cc=$2 objdump=$3 cflags=$4 fn=$5 f want bad=0
+	local name=$1 cc=$2 objdump=$3 cflags=$4 fn=$5 prefix=${6:-read_counter_} f want bad=0
 	if ! $cc -std=gnu11 -O2 -Wall -Wextra -Werror $cflags -I"$PMUSER_TOP/uapi" \
 		-I"$PMUSER_TOP/userlib" -c "$here/readers.c" -o "$tmp/$name.o" 2>"$tmp/cc"; then
 		result FAIL "$name: readers.c compiles" "$tmp/cc"
@@ -54,7 +55,7 @@ disasm_check() {
 	$objdump -d --no-show-raw-insn "$tmp/$name.o" >"$tmp/$name.dis"
 	for f in $(seq 0 31) cycles cycles_serial; do
 		want=$($fn "$f")
-		local fnname=read_counter_$f
+		local fnname=$prefix$f
 		case $f in cycles*) fnname=read_$f ;; esac
 		awk -v f="<$fnname>:" '$2 == f { on = 1; next } /^$/ { on = 0 } on' \
 			"$tmp/$name.dis" >"$tmp/fn"
@@ -100,7 +101,48 @@ want_v6() {
 }
 disasm_check aarch64 aarch64-linux-gnu-gcc aarch64-linux-gnu-objdump "" want_a64
 disasm_check armv7 arm-linux-gnueabihf-gcc arm-linux-gnueabihf-objdump "-marm" want_v7
+# PMUv3 in AArch32: PMEVCNTR<n> is c14, c(8 + n / 8), n % 8.
+want_v7v3() {
+	case $1 in
+	31 | cycles) echo 'mrc[[:space:]]+15, 0, r[0-9]+, cr9, cr13, \{0\}' ;;
+	cycles_serial) echo 'isb' ;;
+	*) echo "mrc[[:space:]]+15, 0, r[0-9]+, cr14, cr$((8 + $1 / 8)), \\{$(($1 % 8))\\}" ;;
+	esac
+}
+disasm_check armv7-pmuv3 arm-linux-gnueabihf-gcc arm-linux-gnueabihf-objdump "-marm" want_v7v3 \
+	read_pmuv3_
 disasm_check armv6-1176 arm-linux-gnueabi-gcc arm-linux-gnueabi-objdump "-march=armv6 -marm" want_v6
+
+# seq_check NAME OBJ FN WANT: between FN's first and second barrier, exactly the reads WANT
+# names, in order (AArch64).
+seq_check() {
+	local name=$1 obj=$2 fn=$3 want=$4 got
+	got=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$obj" |
+		awk -v f="<$fn>:" '$2 == f { on = 1; next } /^$/ { on = 0 } on' |
+		awk '{ $1 = ""; sub(/^ /, ""); print }' |
+		awk '/^isb/ { n++; print "isb"; if (n == 2) exit; next } n == 1 { print }' |
+		sed 's/^mrs[[:space:]]*x[0-9]*, /mrs /' | paste -sd ' ')
+	if [ "$got" = "$want" ]; then
+		result OK "$name"
+	else
+		echo "$fn: got '$got', want '$want'" >"$tmp/seq"
+		result FAIL "$name" "$tmp/seq"
+	fi
+}
+a64cc="aarch64-linux-gnu-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I$PMUSER_TOP/uapi -I$PMUSER_TOP/userlib"
+if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
+	$a64cc -c "$PMUSER_TOP/userlib/pmuser_module_read.c" -o "$tmp/mr.o" 2>>"$tmp/cc"; then
+	seq_check "aarch64: pmuser_counter_read_n() of 3 constant counters is isb, 3 mrs, isb" \
+		"$tmp/n.o" read_n3 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
+	seq_check "aarch64: a region's start reads cycles, event 0, 1 last to first, nothing else" \
+		"$tmp/mr.o" start_c01 "isb mrs pmevcntr1_el0 mrs pmevcntr0_el0 mrs pmccntr_el0 isb"
+	seq_check "aarch64: a region's stop reads cycles, event 0, 1 first to last, nothing else" \
+		"$tmp/mr.o" stop_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
+	seq_check "aarch64: the read of all counters of cycles, event 0, 1 reads them only" \
+		"$tmp/mr.o" read_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
+else
+	result FAIL "aarch64: readers.c and pmuser_module_read.c compile" "$tmp/cc"
+fi
 
 bash "$here/../fuzz/run.sh" "${PMUSER_FUZZ_SECONDS:-20}" |
 	awk -v n="$n" '/^(not )?ok 1 / { n++; sub(/ok 1 /, "ok " n " ") } { print }'
