@@ -62,6 +62,20 @@ $(OUT)/bin/%: $(TOP)/samples/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcar
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common $(CFLAGS) $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS)
 
+# pmu-overhead and its peers (samples/overhead/): Linux's libperf and PAPI, where the caller
+# names them (emu/build.sh does for arm64 from emu/setup.sh fetch_peers), e.g.
+#   OVH_PEER_CFLAGS='-DPMUSER_HAVE_PAPI' OVH_PEER_LIBS='-lpapi -lpfm'
+OVH_PEER_CFLAGS ?=
+OVH_PEER_LIBS ?=
+OVH_OBJS := $(OUT)/samples/overhead/ovh_peers.o
+$(OUT)/samples/overhead/%.o: $(TOP)/samples/overhead/%.c $(wildcard $(TOP)/samples/overhead/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PMUSER_CFLAGS) $(CFLAGS) $(OVH_PEER_CFLAGS) -c -o $@ $<
+
+$(OUT)/bin/pmu-overhead: $(TOP)/samples/pmu-overhead.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(OVH_OBJS) $(wildcard $(TOP)/samples/common/*.h $(TOP)/samples/overhead/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common -I$(TOP)/samples/overhead $(CFLAGS) $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OVH_OBJS) $(OUT)/libpmuser.a $(OVH_PEER_LIBS) $(LDLIBS) -lpthread
+
 # Tests use the kselftest harness from the kernel source (fetched into the cache by setup).
 $(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/tests/guest/*.h $(TOP)/tests/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
 	@mkdir -p $(dir $@)

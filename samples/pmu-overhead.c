@@ -1,26 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * pmu-overhead: what one counter read costs, for every way of reading, side by side in one
- * run: the inline raw and serialised reads, pmuser_counters_read() of a whole module set, the
- * perf mmap self-read, perf read() of one event and of a group, clock_gettime() and the
- * generic timer (CNTVCT).
+ * pmu-overhead: what reading counters costs, for every way of reading, side by side in one
+ * run: the inline reads, pmuser_counters_read() of a module set, perf's mmap self-read and
+ * read() through this library, Linux's libperf and PAPI (where linked in), the clocks, and
+ * what a granted thread adds to every context switch.
  *
- * Each method is called N times in a loop between region reads of a module counter set
- * (cycles, INST_RETIRED user, INST_RETIRED user+kernel); the same loop calling a function
- * that only returns is subtracted, leaving the read itself. Minimum of R runs, which drops
- * runs an interrupt landed in. read() spends most of its instructions in the kernel, so the
- * ratios use the user+kernel count.
- *
- * usage: pmu-overhead [-n READS] [-r RUNS] [-p]
+ * Every counter method reads the same three counters: cycles, INST_RETIRED user-only and
+ * INST_RETIRED user+kernel. Each method is called N times in a loop between region reads of
+ * a module counter set of those three; the same loop calling a function that only returns
+ * is subtracted, leaving the read itself. Minimum of R runs, which drops runs an interrupt
+ * landed in. read() spends most of its instructions in the kernel, so the ratios use the
+ * user+kernel count.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "wl_harness.h"
+#include "ovh_peers.h"
 
 #define TOOL "pmu-overhead"
 #define BIAS_ROUNDS 200
@@ -28,12 +31,33 @@
 /* Measuring set: counter 0 cycles (user+kernel), then INST_RETIRED :u and :uk. */
 #define M_INST_U 1
 #define M_INST_UK 2
+#define SET_N 3
+
+static const char notes[] =
+	"\nmethods (the method= key of -p lines):\n"
+	"  raw        inline read of the cycle counter (pmuser_cycles_read)\n"
+	"  serial     the same after a barrier (pmuser_cycles_read_serial)\n"
+	"  inline3    pmuser_counter_read_n() of the 3 counters, constant registers\n"
+	"  all        pmuser_counters_read() of the 3 counters, module backend\n"
+	"  mmap       the library's perf-mmap backend, 3 events by self-read\n"
+	"  read       the library's perf-read backend, 3 events, one read() each\n"
+	"  readgroup  the same as one perf group, one read()\n"
+	"  libperf    Linux's libperf, perf_evsel__read() of 3 events (mmap self-read)\n"
+	"  papi       PAPI_read() of an event set of the 3 events\n"
+	"  clock      clock_gettime(CLOCK_MONOTONIC) through the vDSO\n"
+	"  cntvct     the generic timer's virtual count\n"
+	"  switch     user+kernel instructions per context switch of two threads that\n"
+	"             ping-pong through pipes on one CPU, plain and granted inline reads\n"
+	"keys: counters (values per read), inst_u, inst_uk, cycles (per read), per_counter\n"
+	"(inst_uk / counters), bias (an empty region bracketed by the method, widest counter),\n"
+	"ratio_all (inst_uk over the all method's), why (when available=0).\n";
 
 typedef void (*read_fn)(void *ctx);
 
 struct method {
 	const char *key;		/* parsable name */
 	const char *name;
+	unsigned int counters;		/* values one read returns */
 	char detail[96];
 	read_fn fn;
 	void *ctx;
@@ -48,6 +72,8 @@ struct method {
 	const char *bias_unit;
 };
 
+enum { RAW, SERIAL, INLINE, ALL, MMAP, READ, READG, LIBPERF, PAPI, CLOCK, CNTVCT, NMETHODS };
+
 struct set_ctx {
 	struct pmuser_counters *c;
 	uint64_t values[PMUSER_COUNTERS_MAX];
@@ -58,6 +84,14 @@ static void read_set(void *ctx)
 	struct set_ctx *s = ctx;
 
 	pmuser_counters_read(s->c, s->values);
+}
+
+/* The layout the inline method is compiled for: the cycle counter, event counters 0 and 1. */
+static const unsigned int inline_hw[SET_N] = { PMUSER_HW_CYCLE, 0, 1 };
+
+static __attribute__((noinline)) void read_inline(void *ctx)
+{
+	pmuser_counter_read_n(SET_N, inline_hw, ctx);
 }
 
 static void read_clock(void *ctx)
@@ -71,58 +105,62 @@ static __attribute__((noinline)) void read_loop(read_fn fn, void *ctx, unsigned 
 		fn(ctx);
 }
 
-/* Runs a flagged region may take the place of, in all, before the tool gives up. */
+/* Flagged regions the tool takes, in all, before it gives up. */
 #define FLAGGED_MAX	64
 
 /*
- * Per counter, the smallest delta of runs loops of n calls to fn. Regions the library flags
- * (another thread ran on the CPU, or perf multiplexed, reloaded or moved a counter meanwhile)
- * are dropped and run again; when
- * too many are, the tool stops with that cause rather than print what it did not measure.
+ * Per counter, the smallest delta per call of runs loops of up to n calls to fn. Regions the
+ * library flags (another thread ran on the CPU, or perf multiplexed, reloaded or moved a
+ * counter meanwhile) are dropped and run again with half as many calls, so that a slow method
+ * still fits between two timer ticks; when too many are flagged, the tool stops with that
+ * cause rather than print what it did not measure.
  */
-static void measure_loop(struct wl_harness *h, read_fn fn, void *ctx, unsigned long n,
-			 unsigned int runs, int64_t best[])
+static void measure_loop(struct wl_harness *h, const char *what, read_fn fn, void *ctx,
+			 unsigned long n, unsigned int runs, double best[])
 {
 	struct pmuser_region r;
 	unsigned int i, k, flagged = 0;
+	unsigned long calls = n;
 
 	for (i = 0; i < h->nr; i++)
-		best[i] = INT64_MAX;
+		best[i] = INFINITY;
 	for (k = 0; k < runs;) {
 		pmuser_region_start(h->c, &r);
-		read_loop(fn, ctx, n);
+		read_loop(fn, ctx, calls);
 		pmuser_region_stop(h->c, &r);
 		if (!r.valid) {
 			if (++flagged > FLAGGED_MAX) {
 				enum pmuser_backend b = pmuser_counters_backend(h->c);
 
-				fprintf(stderr, "pmu-overhead: %u of %u regions flagged: %s (%s backend); nothing measured\n",
-					flagged, flagged + k, pmuser_backend_invalid_why(b),
+				fprintf(stderr, "pmu-overhead: %s: %u of %u regions flagged: %s (%s backend); nothing measured\n",
+					what, flagged, flagged + k, pmuser_backend_invalid_why(b),
 					pmuser_backend_name(b));
 				exit(1);
 			}
+			calls = (calls + 1) / 2;
 			continue;
 		}
 		k++;
 		for (i = 0; i < h->nr; i++)
-			if (r.delta[i] < best[i])
-				best[i] = r.delta[i];
+			if ((double)r.delta[i] / (double)calls < best[i])
+				best[i] = (double)r.delta[i] / (double)calls;
 	}
 }
 
 /* Opens a counter set on one backend for a method, or says why it cannot. */
 static struct pmuser_counters *open_set(struct method *m, enum pmuser_backend backend,
-					const char *spec, const char *what)
+					const char *spec, uint32_t flags, const char *what)
 {
 	struct pmuser_counters_attr attr;
 	struct pmuser_counters *c;
 	char err[160], why[512];
 	size_t count;
+	unsigned int i;
 	int ret;
 
 	pmuser_counters_attr_init(&attr);
 	attr.backend = backend;
-	attr.flags = PMUSER_COUNTERS_OPTIONAL;
+	attr.flags = PMUSER_COUNTERS_OPTIONAL | flags;
 	ret = pmuser_evspec_parse(spec, 0, attr.events, PMUSER_MAX_EVENTS, &count, err,
 				  sizeof(err));
 	if (ret) {
@@ -135,56 +173,518 @@ static struct pmuser_counters *open_set(struct method *m, enum pmuser_backend ba
 		snprintf(m->why, sizeof(m->why), "%s", why);
 		return NULL;
 	}
-	if (!pmuser_counters_supported(c, 0)) {
-		snprintf(m->why, sizeof(m->why), "%s backend cannot count %s", what,
-			 pmuser_counters_name(c, 0));
-		pmuser_counters_close(c);
-		return NULL;
+	for (i = 0; i < pmuser_counters_nr(c); i++) {
+		if (!pmuser_counters_supported(c, i)) {
+			snprintf(m->why, sizeof(m->why), "%s backend cannot count %s", what,
+				 pmuser_counters_name(c, i));
+			pmuser_counters_close(c);
+			return NULL;
+		}
 	}
 	return c;
 }
 
-/* The empty-region bias of a counter set, counter 0 (INST_RETIRED user+kernel). */
+/* The empty-region bias of a counter set's widest counter (its last). */
 static void set_bias(struct method *m, struct pmuser_counters *c)
 {
 	if (pmuser_region_calibrate(c, BIAS_ROUNDS))
 		return;
 	m->have_bias = true;
-	m->bias = (double)pmuser_region_bias(c, 0);
+	m->bias = (double)pmuser_region_bias(c, pmuser_counters_nr(c) - 1);
 	m->bias_unit = "instructions (user+kernel)";
+}
+
+/* The inline method's empty region: two reads under one page mark, widest counter. */
+static void inline_bias(struct method *m, const struct wl_harness *h)
+{
+	const struct pmuser_page *pg = pmuser_counters_page(h->c);
+	uint64_t a[SET_N], b[SET_N], lo = UINT64_MAX, widest = 0;
+	unsigned int i, k;
+
+	for (i = 0; i < SET_N; i++, widest = lo > widest ? lo : widest)
+		for (k = 0, lo = UINT64_MAX; k < BIAS_ROUNDS; k++) {
+			struct pmuser_page_mark mark = pmuser_page_mark(pg);
+
+			pmuser_counter_read_n(SET_N, inline_hw, a);
+			pmuser_counter_read_n(SET_N, inline_hw, b);
+			if (pmuser_page_unchanged(pg, mark) && ((b[i] - a[i]) & 0xffffffffu) < lo)
+				lo = (b[i] - a[i]) & 0xffffffffu;
+		}
+	if (widest == UINT64_MAX)
+		return;
+	m->have_bias = true;
+	m->bias = (double)widest;
+	m->bias_unit = "instructions (user+kernel)";
+}
+
+/* What an empty region measures for the single-value methods, in their own unit. */
+static void timer_bias(struct method *m, unsigned int k)
+{
+	uint64_t lo = UINT64_MAX, a = 0, b = 0;
+	struct timespec t0, t1;
+	unsigned int i;
+
+	for (i = 0; i < BIAS_ROUNDS; i++) {
+		if (k == RAW) {
+			a = pmuser_cycles_read();
+			b = pmuser_cycles_read();
+		} else if (k == SERIAL) {
+			a = pmuser_cycles_read_serial();
+			b = pmuser_cycles_read_serial();
+		} else if (k == CLOCK) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			a = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
+			b = (uint64_t)t1.tv_sec * 1000000000u + (uint64_t)t1.tv_nsec;
+		} else {
+			a = wl_cntvct_read();
+			b = wl_cntvct_read();
+		}
+		if (b - a < lo)
+			lo = b - a;
+	}
+	m->have_bias = true;
+	m->bias = (double)lo;
+	m->bias_unit = k == CLOCK ? "ns" : k == CNTVCT ? "ticks" : "cycles";
+	if (k == CNTVCT && wl_cntfrq_read()) {
+		static char unit[48];
+
+		snprintf(unit, sizeof(unit), "ticks of %.1f MHz", (double)wl_cntfrq_read() / 1e6);
+		m->bias_unit = unit;
+	}
+}
+
+/* ---- the cost of per-thread access at a context switch ------------------------------------ */
+
+struct pingpong {
+	int to_partner[2], to_main[2];
+	unsigned long rounds;
+	unsigned int runs;
+	int cpu;
+	bool grant;
+	struct pmuser_counters *cpu_set;	/* INST_RETIRED user+kernel of every thread on cpu */
+	uint64_t best;			/* instructions of rounds round trips, minimum of runs */
+	char why[160];
+};
+
+/* Pins the calling thread and grants it inline reads if asked: 0, or -errno into pp->why. */
+static int pingpong_thread_setup(struct pingpong *pp, int *fd)
+{
+	int ret = pmuser_thread_pin(pp->cpu);
+
+	*fd = -1;
+	if (ret) {
+		snprintf(pp->why, sizeof(pp->why), "pinning to CPU %d: %s", pp->cpu, strerror(-ret));
+		return ret;
+	}
+	if (!pp->grant)
+		return 0;
+	*fd = pmuser_device_open();
+	if (*fd < 0) {
+		snprintf(pp->why, sizeof(pp->why), "%s: %s", PMUSER_DEVICE, strerror(-*fd));
+		return *fd;
+	}
+	ret = pmuser_device_grant(*fd, 0);
+	if (ret)
+		pmuser_device_why(PMUSER_IOC_GRANT, -ret, pp->why, sizeof(pp->why));
+	return ret;
+}
+
+static void *pingpong_partner(void *arg)
+{
+	struct pingpong *pp = arg;
+	unsigned long n = pp->rounds * pp->runs;
+	char byte;
+	int fd;
+
+	if (pingpong_thread_setup(pp, &fd) == 0)
+		while (n-- && read(pp->to_partner[0], &byte, 1) == 1 &&
+		       write(pp->to_main[1], &byte, 1) == 1)
+			;
+	if (fd >= 0)
+		close(fd);
+	close(pp->to_main[1]);
+	return NULL;
+}
+
+static void *pingpong_main(void *arg)
+{
+	struct pingpong *pp = arg;
+	uint64_t v0[PMUSER_COUNTERS_MAX], v1[PMUSER_COUNTERS_MAX];
+	unsigned int run;
+	char byte = 0;
+	int fd;
+
+	pp->best = UINT64_MAX;
+	if (pingpong_thread_setup(pp, &fd) == 0) {
+		for (run = 0; run < pp->runs; run++) {
+			unsigned long i;
+
+			if (pmuser_counters_read(pp->cpu_set, v0))
+				break;
+			for (i = 0; i < pp->rounds; i++)
+				if (write(pp->to_partner[1], &byte, 1) != 1 ||
+				    read(pp->to_main[0], &byte, 1) != 1)
+					break;
+			if (i < pp->rounds || pmuser_counters_read(pp->cpu_set, v1))
+				break;
+			if (v1[0] - v0[0] < pp->best)
+				pp->best = v1[0] - v0[0];
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	close(pp->to_partner[1]);
+	return NULL;
+}
+
+/* Instructions of pp->rounds round trips on pp->cpu, least of runs: 0, or -1 with pp->why. */
+static int pingpong_run(struct pingpong *pp)
+{
+	pthread_t a, b;
+
+	if (pipe(pp->to_partner) || pipe(pp->to_main)) {
+		snprintf(pp->why, sizeof(pp->why), "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pp->why[0] = '\0';
+	if (pthread_create(&b, NULL, pingpong_partner, pp) ||
+	    pthread_create(&a, NULL, pingpong_main, pp)) {
+		snprintf(pp->why, sizeof(pp->why), "pthread_create failed");
+		exit(1);
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	close(pp->to_partner[0]);
+	close(pp->to_main[0]);
+	if (pp->best == UINT64_MAX && !pp->why[0])
+		snprintf(pp->why, sizeof(pp->why), "the ping-pong did not complete");
+	return pp->best == UINT64_MAX ? -1 : 0;
+}
+
+struct switch_cost {
+	bool available;
+	char why[256];
+	double plain, granted;		/* user+kernel instructions per switch */
+};
+
+/* Plain threads against granted ones, counted CPU-wide by perf on the tool's CPU. */
+static void measure_switch(struct switch_cost *s, int cpu, unsigned int runs)
+{
+	struct pmuser_counters_attr attr;
+	struct pingpong pp = { .rounds = 1000, .runs = runs, .cpu = cpu };
+	struct pmuser_info info;
+	unsigned int turn;
+	char err[160];
+	size_t count;
+	int fd, ret;
+
+	s->available = false;
+	fd = pmuser_device_open();
+	ret = fd < 0 ? fd : pmuser_device_info(fd, &info);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		snprintf(s->why, sizeof(s->why), "%s: %s", PMUSER_DEVICE, strerror(-ret));
+		return;
+	}
+	if (info.access_mode != PMUSER_ACCESS_PER_THREAD) {
+		snprintf(s->why, sizeof(s->why), "the module grants access %s, not per thread",
+			 info.access_mode == PMUSER_ACCESS_GLOBAL ? "globally" : "to nobody");
+		return;
+	}
+	pmuser_counters_attr_init(&attr);
+	attr.backend = PMUSER_BACKEND_PERF_READ;
+	attr.pid = -1;
+	attr.cpu = cpu;
+	if (pmuser_evspec_parse("inst_retired:uk", 0, attr.events, PMUSER_MAX_EVENTS, &count, err,
+				sizeof(err))) {
+		snprintf(s->why, sizeof(s->why), "inst_retired:uk: %s", err);
+		return;
+	}
+	attr.nr_events = count;
+	ret = pmuser_counters_open(&attr, &pp.cpu_set, err, sizeof(err));
+	if (ret) {
+		snprintf(s->why, sizeof(s->why), "counting CPU %d with perf: %s", cpu, err);
+		return;
+	}
+	/*
+	 * Plain and granted in turns, the least of each kept: what else ran on the CPU only
+	 * adds. A round trip is two switches.
+	 */
+	s->plain = s->granted = INFINITY;
+	for (turn = 0; turn < 6; turn++) {
+		double *least = turn & 1 ? &s->granted : &s->plain;
+
+		pp.grant = turn & 1;
+		if (pingpong_run(&pp))
+			break;
+		if ((double)pp.best / (2.0 * (double)pp.rounds) < *least)
+			*least = (double)pp.best / (2.0 * (double)pp.rounds);
+	}
+	s->available = turn == 6;
+	if (!s->available)
+		snprintf(s->why, sizeof(s->why), "%s", pp.why);
+	pmuser_counters_close(pp.cpu_set);
+}
+
+/* ---- methods ------------------------------------------------------------------------------ */
+
+/* Which methods can run here, and their contexts; h's backend decides the module's. */
+static void methods_setup(struct method *methods, struct wl_harness *h, struct set_ctx *all_ctx,
+			  struct timespec *ts, uint64_t *inline_values)
+{
+	bool module = pmuser_counters_backend(h->c) == PMUSER_BACKEND_MODULE;
+	bool clock_only = pmuser_counters_backend(h->c) == PMUSER_BACKEND_CLOCK;
+	const char *why;
+	unsigned int k, i;
+
+#if defined(__aarch64__)
+	snprintf(methods[RAW].detail, sizeof(methods[RAW].detail), "mrs pmccntr_el0");
+	snprintf(methods[SERIAL].detail, sizeof(methods[SERIAL].detail), "isb; mrs pmccntr_el0");
+	snprintf(methods[INLINE].detail, sizeof(methods[INLINE].detail), "isb; 3 x mrs; isb");
+	snprintf(methods[CNTVCT].detail, sizeof(methods[CNTVCT].detail), "mrs cntvct_el0");
+#elif defined(__arm__) && __ARM_ARCH >= 7
+	snprintf(methods[RAW].detail, sizeof(methods[RAW].detail), "mrc PMCCNTR");
+	snprintf(methods[SERIAL].detail, sizeof(methods[SERIAL].detail), "isb; mrc PMCCNTR");
+	snprintf(methods[INLINE].detail, sizeof(methods[INLINE].detail), "PMSELR + PMXEVCNTR");
+	snprintf(methods[CNTVCT].detail, sizeof(methods[CNTVCT].detail), "mrrc CNTVCT");
+#elif defined(__arm__)
+	snprintf(methods[RAW].detail, sizeof(methods[RAW].detail), "mrc CCNT");
+	snprintf(methods[SERIAL].detail, sizeof(methods[SERIAL].detail), "flush; mrc CCNT");
+	snprintf(methods[INLINE].detail, sizeof(methods[INLINE].detail), "mrc CCNT, PMN0, PMN1");
+#endif
+	for (k = 0; k < NMETHODS; k++)
+		methods[k].available = true;
+	if (!module) {
+		for (k = RAW; k <= ALL; k++) {
+			methods[k].available = false;
+			snprintf(methods[k].why, sizeof(methods[k].why),
+				 "needs the module backend (counters use %s)",
+				 pmuser_backend_name(pmuser_counters_backend(h->c)));
+		}
+	}
+	for (i = 0; module && i < SET_N; i++) {
+		if (pmuser_counters_hw(h->c, i) != (int)inline_hw[i]) {
+			methods[INLINE].available = false;
+			snprintf(methods[INLINE].why, sizeof(methods[INLINE].why),
+				 "compiled for the cycle counter and event counters 0, 1; perf gave %s counter %d",
+				 pmuser_counters_name(h->c, i), pmuser_counters_hw(h->c, i));
+		}
+	}
+	methods[INLINE].ctx = inline_values;
+	all_ctx->c = h->c;
+	methods[ALL].ctx = all_ctx;
+	if (module)
+		snprintf(methods[ALL].detail, sizeof(methods[ALL].detail), "module, %u counters",
+			 pmuser_counters_nr(h->c));
+	methods[CLOCK].ctx = ts;
+	if (!wl_cntvct_usable(&why)) {
+		methods[CNTVCT].available = false;
+		snprintf(methods[CNTVCT].why, sizeof(methods[CNTVCT].why), "%s", why);
+	}
+	for (k = MMAP; k <= PAPI && clock_only; k++) {
+		methods[k].available = false;
+		snprintf(methods[k].why, sizeof(methods[k].why),
+			 "no PMU for perf here (counters use the clock backend)");
+	}
+}
+
+/* The counter set a library-backend method reads: 0, or -1 with m->why. */
+static struct pmuser_counters *method_open(struct method *m, unsigned int k)
+{
+#if defined(PMUSER_FAST_V6)
+	/* ARM1176: INSTR_EXEC (every mode), and two counters in all. */
+	static const char spec[] = "0x7";
+#else
+	static const char spec[] = "cpu_cycles:uk,inst_retired:u,inst_retired:uk";
+#endif
+	struct pmuser_counters *c;
+
+	c = open_set(m, k == MMAP ? PMUSER_BACKEND_PERF_MMAP : PMUSER_BACKEND_PERF_READ, spec,
+		     k == READ ? PMUSER_COUNTERS_NO_GROUP : 0, k == MMAP ? "perf-mmap" : "perf-read");
+	if (c)
+		snprintf(m->detail, sizeof(m->detail), "%u event%s%s", pmuser_counters_nr(c),
+			 pmuser_counters_nr(c) > 1 ? "s" : "",
+			 k == READ ? ", 3 read()s" : k == READG ? ", 1 read()" : "");
+	return c;
+}
+
+/* Measures method k (its own counter set open only meanwhile) into m. */
+static void method_measure(struct wl_harness *h, struct method *m, unsigned int k,
+			   unsigned long reads, unsigned int runs, const double null_best[])
+{
+	double best[PMUSER_COUNTERS_MAX];
+	struct pmuser_counters *own = NULL;
+	struct ovh_peer *peer = NULL;
+	struct set_ctx set_ctx;
+
+	if (k == MMAP || k == READ || k == READG) {
+		own = method_open(m, k);
+		if (!own) {
+			m->available = false;
+			return;
+		}
+		set_ctx.c = own;
+		m->ctx = &set_ctx;
+		m->counters = pmuser_counters_nr(own);
+	} else if (k == LIBPERF || k == PAPI) {
+		peer = k == LIBPERF ? ovh_libperf_open(m->why, sizeof(m->why)) :
+				      ovh_papi_open(m->why, sizeof(m->why));
+		if (!peer) {
+			m->available = false;
+			return;
+		}
+		m->fn = ovh_peer_read;
+		m->ctx = peer;
+		m->counters = ovh_peer_counters(peer);
+		snprintf(m->detail, sizeof(m->detail), "%s", ovh_peer_detail(peer));
+	}
+	measure_loop(h, m->name, m->fn, m->ctx, reads, runs, best);
+	m->have_cycles = wl_counts_here(h, WL_CYCLES);
+	m->cycles = best[WL_CYCLES] - null_best[WL_CYCLES];
+	m->have_inst = wl_counts_here(h, M_INST_U) && wl_counts_here(h, M_INST_UK);
+	m->inst_u = best[M_INST_U] - null_best[M_INST_U];
+	m->inst_uk = best[M_INST_UK] - null_best[M_INST_UK];
+
+	/* What an empty region measures when this method brackets it. */
+	if (own) {
+		set_bias(m, own);
+		pmuser_counters_close(own);
+	} else if (peer) {
+		ovh_peer_close(peer);
+	} else if (k == ALL) {
+		m->have_bias = true;
+		m->bias = (double)pmuser_region_bias(h->c, M_INST_UK);
+		m->bias_unit = "instructions (user+kernel)";
+	} else if (k == INLINE) {
+		inline_bias(m, h);
+	} else {
+		timer_bias(m, k);
+	}
+}
+
+static void print_parsable(const struct wl_harness *h, const struct method *methods,
+			   const struct switch_cost *sw, uint64_t reads, uint64_t runs)
+{
+	const struct method *all = &methods[ALL];
+	unsigned int k;
+
+	printf("wl tool=" TOOL " backend=%s reads=%" PRIu64 " runs=%" PRIu64 "\n",
+	       pmuser_backend_name(pmuser_counters_backend(h->c)), reads, runs);
+	for (k = 0; k < NMETHODS; k++) {
+		const struct method *m = &methods[k];
+
+		printf("wl tool=" TOOL " method=%s available=%d", m->key, m->available);
+		if (m->available)
+			printf(" counters=%u", m->counters);
+		if (m->available && m->have_inst)
+			printf(" inst_u=%.3f inst_uk=%.3f per_counter=%.3f", m->inst_u, m->inst_uk,
+			       m->inst_uk / m->counters);
+		if (m->available && m->have_cycles)
+			printf(" cycles=%.3f", m->cycles);
+		if (m->available && m->have_bias)
+			printf(" bias=%.0f", m->bias);
+		if (m->available && m->have_inst && all->available && all->have_inst &&
+		    all->inst_uk > 0)
+			printf(" ratio_all=%.2f", m->inst_uk / all->inst_uk);
+		if (!m->available)
+			printf(" why=\"%s\"", m->why);
+		putchar('\n');
+	}
+	printf("wl tool=" TOOL " method=switch available=%d", sw->available);
+	if (sw->available)
+		printf(" plain=%.1f granted=%.1f per_switch=%.1f", sw->plain, sw->granted,
+		       sw->granted - sw->plain);
+	else
+		printf(" why=\"%s\"", sw->why);
+	putchar('\n');
+}
+
+static void print_table(const struct wl_harness *h, const struct method *methods,
+			const struct switch_cost *sw, uint64_t reads, uint64_t runs)
+{
+	bool clock_only = pmuser_counters_backend(h->c) == PMUSER_BACKEND_CLOCK;
+	const struct method *all = &methods[ALL];
+	unsigned int k;
+
+	printf(TOOL ": cost of a read, up to %" PRIu64 " reads per measurement, minimum of %"
+	       PRIu64 " runs, an empty call loop subtracted\n", reads, runs);
+	printf("measured with: %s backend, %s; instructions: INST_RETIRED user-only (u) and "
+	       "user+kernel (u+k); cycles count user+kernel\n",
+	       pmuser_backend_name(pmuser_counters_backend(h->c)), pmuser_counters_timer(h->c));
+	printf("every counter method reads cycles, INST_RETIRED :u and :uk; x all: u+k "
+	       "instructions over pmuser_counters_read()'s\n\n");
+	printf("%-34s %-24s %3s %9s %9s %8s %10s %7s  %s\n", "method", "", "n", "inst(u)",
+	       "inst(u+k)", "/counter", clock_only ? "ns" : "cycles", "x all", "empty-region bias");
+	for (k = 0; k < NMETHODS; k++) {
+		const struct method *m = &methods[k];
+
+		printf("%-34s %-24s", m->name, m->detail);
+		if (!m->available) {
+			printf(" not available: %s\n", m->why);
+			continue;
+		}
+		printf(" %3u", m->counters);
+		if (m->have_inst)
+			printf(" %9.1f %9.1f %8.1f", m->inst_u, m->inst_uk,
+			       m->inst_uk / m->counters);
+		else
+			printf(" %9s %9s %8s", "n/s", "n/s", "n/s");
+		printf(" %10.1f", m->cycles);
+		if (m->have_inst && all->available && all->have_inst && all->inst_uk > 0)
+			printf(" %7.2f", m->inst_uk / all->inst_uk);
+		else
+			printf(" %7s", "-");
+		if (m->have_bias)
+			printf("  %.0f %s", m->bias, m->bias_unit);
+		putchar('\n');
+	}
+	if (sw->available)
+		printf("\ncontext switch, two threads on one CPU: %.1f instructions (u+k) plain, "
+		       "%.1f granted: per-thread access adds %.1f per switch\n", sw->plain,
+		       sw->granted, sw->granted - sw->plain);
+	else
+		printf("\ncontext switch cost of per-thread access: not available: %s\n", sw->why);
+	if (!methods[RAW].have_inst)
+		printf("n/s: INST_RETIRED not supported by this PMU (or backend): no instruction "
+		       "counts or ratios\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { RAW, SERIAL, ALL, MMAP, READ1, READG, CLOCK, CNTVCT, NMETHODS };
 	struct method methods[NMETHODS] = {
-		[RAW] = { "raw", "inline raw read", "", wl_ovh_raw, NULL },
-		[SERIAL] = { "serial", "inline serialised read", "", wl_ovh_serial, NULL },
-		[ALL] = { "all", "all counters (pmuser_counters_read)", "", read_set, NULL },
-		[MMAP] = { "mmap", "perf mmap self-read", "", read_set, NULL },
-		[READ1] = { "read1", "perf read(), one event", "", read_set, NULL },
-		[READG] = { "readgroup", "perf read(), group", "", read_set, NULL },
-		[CLOCK] = { "clock", "clock_gettime(MONOTONIC)", "vDSO", read_clock, NULL },
-		[CNTVCT] = { "cntvct", "generic timer CNTVCT", "", wl_ovh_cntvct, NULL },
+		[RAW] = { "raw", "inline raw read", 1, "", wl_ovh_raw, NULL },
+		[SERIAL] = { "serial", "inline serialised read", 1, "", wl_ovh_serial, NULL },
+		[INLINE] = { "inline3", "inline read of 3 (read_n)", SET_N, "", read_inline, NULL },
+		[ALL] = { "all", "pmuser_counters_read()", SET_N, "", read_set, NULL },
+		[MMAP] = { "mmap", "perf mmap self-read (pmuser)", SET_N, "", read_set, NULL },
+		[READ] = { "read", "perf read() (pmuser)", SET_N, "", read_set, NULL },
+		[READG] = { "readgroup", "perf read() of a group (pmuser)", SET_N, "", read_set,
+			    NULL },
+		[LIBPERF] = { "libperf", "libperf perf_evsel__read()", SET_N, "", NULL, NULL },
+		[PAPI] = { "papi", "PAPI_read()", SET_N, "", NULL, NULL },
+		[CLOCK] = { "clock", "clock_gettime(MONOTONIC)", 1, "vDSO", read_clock, NULL },
+		[CNTVCT] = { "cntvct", "generic timer CNTVCT", 1, "", wl_ovh_cntvct, NULL },
 	};
-	uint64_t reads = 1000, runs = 5, v;
-	bool parsable, module, clock_only;
+	uint64_t reads = 1000, runs = 5, inline_values[SET_N];
 	const struct wl_opt opts[] = {
-		{ "reads", 'n', "N", "reads per measurement (default 1000)",
+		{ "reads", 'n', "N", "reads per measurement (default 1000; halved after a flagged one)",
 		  WL_OPT_NUMBER, 1, 1000000, .value = &reads },
 		{ "runs", 'r', "R", "measurements per method, minimum kept (default 5)",
 		  WL_OPT_NUMBER, 1, 1000, .value = &runs },
 		{ NULL },
 	};
-	int64_t null_best[PMUSER_COUNTERS_MAX], best[PMUSER_COUNTERS_MAX];
-	struct set_ctx all_ctx, set_ctx;
-	struct timespec ts;
+	double null_best[PMUSER_COUNTERS_MAX];
+	struct switch_cost sw = { 0 };
+	struct set_ctx all_ctx;
 	struct wl_harness h;
-	const char *why;
-	unsigned int k, i;
-	double base_raw, base_serial;
+	struct timespec ts;
+	unsigned int k;
+	bool parsable;
 	int status;
 
+	wl_usage_notes = notes;
 	status = wl_parse_options(TOOL, "table", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
@@ -198,199 +698,24 @@ int main(int argc, char **argv)
 	if (wl_open_spec(&h, TOOL, parsable, INST_SPEC,
 			 PMUSER_COUNT_USER | PMUSER_COUNT_KERNEL))
 		return 1;
-	module = pmuser_counters_backend(h.c) == PMUSER_BACKEND_MODULE;
-	clock_only = pmuser_counters_backend(h.c) == PMUSER_BACKEND_CLOCK;
-
-	/* Which methods can run here, and their contexts. */
-#if defined(__aarch64__)
-	snprintf(methods[RAW].detail, sizeof(methods[RAW].detail), "mrs pmccntr_el0");
-	snprintf(methods[SERIAL].detail, sizeof(methods[SERIAL].detail), "isb; mrs pmccntr_el0");
-	snprintf(methods[CNTVCT].detail, sizeof(methods[CNTVCT].detail), "mrs cntvct_el0");
-#elif defined(__arm__) && __ARM_ARCH >= 7
-	snprintf(methods[RAW].detail, sizeof(methods[RAW].detail), "mrc PMCCNTR");
-	snprintf(methods[SERIAL].detail, sizeof(methods[SERIAL].detail), "isb; mrc PMCCNTR");
-	snprintf(methods[CNTVCT].detail, sizeof(methods[CNTVCT].detail), "mrrc CNTVCT");
-#elif defined(__arm__)
-	snprintf(methods[RAW].detail, sizeof(methods[RAW].detail), "mrc CCNT");
-	snprintf(methods[SERIAL].detail, sizeof(methods[SERIAL].detail), "flush; mrc CCNT");
-#endif
-	for (k = 0; k < NMETHODS; k++)
-		methods[k].available = true;
-	if (!module) {
-		for (k = RAW; k <= ALL; k++) {
-			methods[k].available = false;
-			snprintf(methods[k].why, sizeof(methods[k].why),
-				 "needs the module backend (counters use %s)",
-				 pmuser_backend_name(pmuser_counters_backend(h.c)));
-		}
-	}
-	all_ctx.c = h.c;
-	methods[ALL].ctx = &all_ctx;
-	if (module)
-		snprintf(methods[ALL].detail, sizeof(methods[ALL].detail), "module, %u counters",
-			 pmuser_counters_nr(h.c));
-	methods[CLOCK].ctx = &ts;
-	if (!wl_cntvct_usable(&why)) {
-		methods[CNTVCT].available = false;
-		snprintf(methods[CNTVCT].why, sizeof(methods[CNTVCT].why), "%s", why);
-	}
-	if (clock_only) {
-		for (k = 0; k < NMETHODS; k++)
-			if (k >= MMAP && k <= READG) {
-				methods[k].available = false;
-				snprintf(methods[k].why, sizeof(methods[k].why),
-					 "no PMU for perf here (counters use the clock backend)");
-			}
-	}
+	methods_setup(methods, &h, &all_ctx, &ts, inline_values);
 
 	/* The call loop alone, then each method; one method's own counter set open at a time. */
-	measure_loop(&h, wl_ovh_null, NULL, (unsigned long)reads, (unsigned int)runs, null_best);
-	for (k = 0; k < NMETHODS; k++) {
-		struct method *m = &methods[k];
-		struct pmuser_counters *own = NULL;
+	measure_loop(&h, "the empty call loop", wl_ovh_null, NULL, (unsigned long)reads, (unsigned int)runs, null_best);
+	for (k = 0; k < NMETHODS; k++)
+		if (methods[k].available)
+			method_measure(&h, &methods[k], k, (unsigned long)reads, (unsigned int)runs,
+				       null_best);
+	if (pmuser_counters_backend(h.c) == PMUSER_BACKEND_MODULE)
+		measure_switch(&sw, pmuser_thread_cpu(), (unsigned int)runs);
+	else
+		snprintf(sw.why, sizeof(sw.why), "needs the module (counters use %s)",
+			 pmuser_backend_name(pmuser_counters_backend(h.c)));
 
-		if (!m->available)
-			continue;
-		if (k == MMAP || k == READ1 || k == READG) {
-#if defined(PMUSER_FAST_V6)
-			/* ARM1176: INSTR_EXEC, BR_EXEC, DCACHE_ACCESS (every mode). */
-			static const char *const spec[] = { "0x7", "0x7", "0x7,0x5,0xa" };
-#else
-			static const char *const spec[] = {
-				"inst_retired:uk", "inst_retired:uk",
-				"inst_retired:uk,cpu_cycles:uk,inst_retired:u",
-			};
-#endif
-			own = open_set(m, k == MMAP ? PMUSER_BACKEND_PERF_MMAP :
-				       PMUSER_BACKEND_PERF_READ, spec[k - MMAP],
-				       k == MMAP ? "perf-mmap" : "perf-read");
-			if (!own) {
-				m->available = false;
-				continue;
-			}
-			set_ctx.c = own;
-			m->ctx = &set_ctx;
-			snprintf(m->detail, sizeof(m->detail), "%u event%s", pmuser_counters_nr(own),
-				 pmuser_counters_nr(own) > 1 ? "s" : "");
-		}
-		measure_loop(&h, m->fn, m->ctx, (unsigned long)reads, (unsigned int)runs, best);
-		m->have_cycles = wl_counts_here(&h, WL_CYCLES);
-		m->cycles = (double)(best[WL_CYCLES] - null_best[WL_CYCLES]) / (double)reads;
-		m->have_inst = wl_counts_here(&h, M_INST_U) &&
-			       wl_counts_here(&h, M_INST_UK);
-		m->inst_u = (double)(best[M_INST_U] - null_best[M_INST_U]) / (double)reads;
-		m->inst_uk = (double)(best[M_INST_UK] - null_best[M_INST_UK]) / (double)reads;
-
-		/* What an empty region measures when this method brackets it. */
-		if (own) {
-			set_bias(m, own);
-			pmuser_counters_close(own);
-		} else if (k == ALL) {
-			m->have_bias = true;
-			m->bias = (double)pmuser_region_bias(h.c, M_INST_UK);
-			m->bias_unit = "instructions (user+kernel)";
-		} else if (k == RAW || k == SERIAL || k == CLOCK || k == CNTVCT) {
-			uint64_t lo = UINT64_MAX, a = 0, b = 0;
-			struct timespec t0, t1;
-
-			for (i = 0; i < BIAS_ROUNDS; i++) {
-				if (k == RAW) {
-					a = pmuser_cycles_read();
-					b = pmuser_cycles_read();
-				} else if (k == SERIAL) {
-					a = pmuser_cycles_read_serial();
-					b = pmuser_cycles_read_serial();
-				} else if (k == CLOCK) {
-					clock_gettime(CLOCK_MONOTONIC, &t0);
-					clock_gettime(CLOCK_MONOTONIC, &t1);
-					a = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
-					b = (uint64_t)t1.tv_sec * 1000000000u + (uint64_t)t1.tv_nsec;
-				} else {
-					a = wl_cntvct_read();
-					b = wl_cntvct_read();
-				}
-				if (b - a < lo)
-					lo = b - a;
-			}
-			m->have_bias = true;
-			m->bias = (double)lo;
-			m->bias_unit = k == CLOCK ? "ns" : k == CNTVCT ? "ticks" : "cycles";
-			if (k == CNTVCT && wl_cntfrq_read()) {
-				static char unit[48];
-
-				snprintf(unit, sizeof(unit), "ticks of %.1f MHz",
-					 (double)wl_cntfrq_read() / 1e6);
-				m->bias_unit = unit;
-			}
-		}
-	}
-
-	base_raw = methods[RAW].available && methods[RAW].have_inst ? methods[RAW].inst_uk : 0;
-	base_serial = methods[SERIAL].available && methods[SERIAL].have_inst ?
-		      methods[SERIAL].inst_uk : 0;
-	if (parsable) {
-		printf("wl tool=" TOOL " backend=%s reads=%" PRIu64 " runs=%" PRIu64 "\n",
-		       pmuser_backend_name(pmuser_counters_backend(h.c)), reads, runs);
-		for (k = 0; k < NMETHODS; k++) {
-			struct method *m = &methods[k];
-
-			printf("wl tool=" TOOL " method=%s available=%d", m->key, m->available);
-			if (m->available && m->have_inst)
-				printf(" inst_u=%.3f inst_uk=%.3f", m->inst_u, m->inst_uk);
-			if (m->available && m->have_cycles)
-				printf(" cycles=%.3f", m->cycles);
-			if (m->available && m->have_bias)
-				printf(" bias=%.0f", m->bias);
-			if (!m->available)
-				printf(" why=\"%s\"", m->why);
-			putchar('\n');
-		}
-		wl_close(&h);
-		return 0;
-	}
-
-	printf(TOOL ": cost of one counter read, %" PRIu64 " reads per measurement, minimum of %"
-	       PRIu64 " runs, an empty call loop subtracted\n", reads, runs);
-	printf("measured with: %s backend, %s; instructions: INST_RETIRED user-only (u) and "
-	       "user+kernel (u+k); cycles count user+kernel\n",
-	       pmuser_backend_name(pmuser_counters_backend(h.c)), pmuser_counters_timer(h.c));
-	printf("ratios: u+k instructions per read over the inline raw / serialised read's (the "
-	       "kernel side of read() counts)\n\n");
-	printf("%-36s %-22s %9s %9s %10s %8s %8s  %s\n", "method", "", "inst(u)", "inst(u+k)",
-	       clock_only ? "ns" : "cycles", "x raw", "x serial", "empty-region bias");
-	for (k = 0; k < NMETHODS; k++) {
-		struct method *m = &methods[k];
-
-		printf("%-36s %-22s", m->name, m->detail);
-		if (!m->available) {
-			printf(" not available: %s\n", m->why);
-			continue;
-		}
-		if (m->have_inst)
-			printf(" %9.1f %9.1f", m->inst_u, m->inst_uk);
-		else
-			printf(" %9s %9s", "n/s", "n/s");
-		printf(" %10.1f", m->cycles);
-		if (m->have_inst && base_raw > 0)
-			printf(" %8.1f", m->inst_uk / base_raw);
-		else
-			printf(" %8s", "-");
-		if (m->have_inst && base_serial > 0)
-			printf(" %8.1f", m->inst_uk / base_serial);
-		else
-			printf(" %8s", "-");
-		if (m->have_bias)
-			printf("  %.0f %s", m->bias, m->bias_unit);
-		putchar('\n');
-	}
-	if (!methods[RAW].have_inst)
-		printf("n/s: INST_RETIRED not supported by this PMU (or backend): no instruction "
-		       "counts or ratios\n");
-	v = (uint64_t)lround(base_serial);
-	if (base_serial > 0 && methods[MMAP].available && methods[READ1].available)
-		printf("\nserialised inline read: %" PRIu64 " instructions; perf mmap self-read %.0fx "
-		       "and read() %.0fx as many\n", v, methods[MMAP].inst_uk / base_serial,
-		       methods[READ1].inst_uk / base_serial);
+	if (parsable)
+		print_parsable(&h, methods, &sw, reads, runs);
+	else
+		print_table(&h, methods, &sw, reads, runs);
 	wl_close(&h);
 	return 0;
 }

@@ -533,6 +533,8 @@ static void usage_line(FILE *f, const struct wl_opt *o)
 	fprintf(f, "  %-23s%s\n", left, o->help);
 }
 
+const char *wl_usage_notes;
+
 static void usage(FILE *f, const char *tool, const char *what, const struct wl_opt *opts)
 {
 	fprintf(f, "usage: %s [options]\n", tool);
@@ -541,6 +543,8 @@ static void usage(FILE *f, const char *tool, const char *what, const struct wl_o
 			usage_line(f, o);
 	fprintf(f, "  %-23skey=value lines instead of the %s\n", "-p, --parsable", what);
 	fprintf(f, "  -h, --help\n");
+	if (f == stdout && wl_usage_notes)
+		fputs(wl_usage_notes, f);
 }
 
 /* Applies option o with argument arg; 0, or -1 after printing why not. */

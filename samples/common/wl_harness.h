@@ -140,6 +140,8 @@ struct wl_opt {
  */
 int wl_parse_options(const char *tool, const char *what, const struct wl_opt *opts, int argc,
 		     char **argv, bool *parsable);
+/* Text --help prints after the options (what a tool's output keys mean); NULL: none. */
+extern const char *wl_usage_notes;
 
 /* Passes over N elements that make about a million loads (at least one pass). */
 uint64_t wl_passes_for_1m(uint64_t n);

@@ -191,7 +191,7 @@ TEST(overhead_ordering)
 	serial_u = method_cost(out, "serial", "inst_u");
 	all = method_cost(out, "all", "inst_uk");
 	mmap = method_cost(out, "mmap", "inst_uk");
-	read1 = method_cost(out, "read1", "inst_uk");
+	read1 = method_cost(out, "read", "inst_uk");
 	readg = method_cost(out, "readgroup", "inst_uk");
 	clk = method_cost(out, "clock", "inst_uk");
 	TH_LOG("per read (u+k instructions): raw %.1f serial %.1f all %.1f mmap %.1f read() %.1f "
