@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,31 +86,51 @@ static uint32_t arch_event(uint32_t native)
 }
 
 /*
- * Regions in a row the library may flag (another thread ran on the CPU, or perf reloaded or
- * moved a counter) before the tool gives up.
+ * How long the tool keeps running a region the library flags (another thread ran on the CPU,
+ * perf reloaded or moved a counter, or perf had the events off the counters): at least
+ * REGION_TRIES tries and REGION_SECONDS_MIN, so that short regions outlast perf's rotation
+ * of multiplexed events (a few milliseconds a turn), and at most REGION_SECONDS_MAX, so that
+ * regions longer than a turn, which perf multiplexing flags every time, end soon.
  */
-#define REGION_TRIES	100
+#define REGION_TRIES		100
+#define REGION_SECONDS_MIN	0.5
+#define REGION_SECONDS_MAX	5.0
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 /*
- * Everything between the region reads is this function's own code and the kernel. A region
- * the library flags is run again; after REGION_TRIES flagged ones the tool stops with the
- * cause rather than print a count it did not measure.
+ * Everything between the region reads is this function's own code and the kernel. A flagged
+ * region is run again, within the bounds above; then the tool stops with the cause rather
+ * than print a count it did not measure.
  */
 static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *c,
 							struct pmuser_region *r,
 							wl_kernel_fn fn, void *args)
 {
+	enum pmuser_backend b = pmuser_counters_backend(c);
+	struct timespec t0;
 	unsigned int tries;
+	double s = 0;
 
-	for (tries = 0; tries < REGION_TRIES; tries++) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (tries = 1;; tries++) {
 		pmuser_region_start(c, r);
 		fn(args);
 		pmuser_region_stop(c, r);
 		if (r->valid)
 			return;
+		s = seconds_since(&t0);
+		if ((tries >= REGION_TRIES && s >= REGION_SECONDS_MIN) || s >= REGION_SECONDS_MAX)
+			break;
 	}
-	fprintf(stderr, "%d regions in a row were flagged: another thread kept running on the CPU, or perf kept reloading or moving the counters (%s backend); nothing measured\n",
-		REGION_TRIES, pmuser_backend_name(pmuser_counters_backend(c)));
+	fprintf(stderr, "%u of %u regions flagged in %.1f s: %s (%s backend); nothing measured\n",
+		tries, tries, s, pmuser_backend_invalid_why(b), pmuser_backend_name(b));
 	exit(1);
 }
 

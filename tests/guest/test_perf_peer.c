@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmuser beside Debian's own perf (arm64 guests; run-guest.sh installs it as /bin/perf):
- * `perf stat -a -I 100 -e instructions,cycles` sessions run while the library's perf backends
- * and the tools do, with kernel.perf_user_access at 0 and at 1. Two sessions leave counters
- * free; four take them all, and perf, which schedules CPU-wide events before per-task ones,
- * then gives the library's events none. No read goes backwards, a region perf kept off the
+ * `perf stat -I 100 -e instructions,cycles` sessions run while the library's perf backends
+ * and the tools do, with kernel.perf_user_access at 0 and at 1. The sessions count CPU-wide
+ * (-a), CPU-wide pinned (:D, perf keeps them on counters or in error), or the test process
+ * itself (-p, task-bound: its events and the library's share the task's turns). Two
+ * CPU-wide sessions leave counters free; four take them all, and perf, which schedules
+ * CPU-wide events before per-task ones, then gives the library's events none. No read goes backwards, a region perf kept off the
  * counters is invalid rather than wrong, and a tool either measures or exits non-zero naming
  * what it saw.
  */
@@ -30,19 +32,36 @@ FIXTURE(peer) {
 	bool have_sysctl;
 };
 
+enum session_kind { CPU_WIDE, PINNED, TASK };
+
 FIXTURE_VARIANT(peer) {
 	unsigned int sessions;
+	enum session_kind kind;
 	bool starved;		/* the sessions' events take every counter */
 };
 
 FIXTURE_VARIANT_ADD(peer, two_sessions) {
 	.sessions = 2,
+	.kind = CPU_WIDE,
 	.starved = false,
 };
 
 FIXTURE_VARIANT_ADD(peer, four_sessions) {
 	.sessions = 4,
+	.kind = CPU_WIDE,
 	.starved = true,
+};
+
+FIXTURE_VARIANT_ADD(peer, two_pinned_sessions) {
+	.sessions = 2,
+	.kind = PINNED,
+	.starved = false,
+};
+
+FIXTURE_VARIANT_ADD(peer, two_task_sessions) {
+	.sessions = 2,
+	.kind = TASK,
+	.starved = false,
 };
 
 /* How many perf events process pid has open. */
@@ -74,28 +93,37 @@ static int perf_fds(pid_t pid)
 FIXTURE_SETUP(peer)
 {
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	/* Events a session has open once it counts: two per CPU, or two on this thread. */
+	int want = variant->kind == TASK ? 2 : 2 * ncpu;
+	char pid[16];
 	unsigned int i;
 
 	if (access(PERF_BIN, X_OK))
 		SKIP(return, "no Debian perf in this guest (setup.sh fetches it for arm64)");
 	self->have_sysctl = !access(SYSCTL, W_OK);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	for (i = 0; i < variant->sessions; i++) {
 		self->perf[i] = fork();
 		ASSERT_LE(0, self->perf[i]);
-		if (!self->perf[i]) {
+		if (self->perf[i])
+			continue;
+		if (variant->kind == TASK)
+			execl(PERF_BIN, "perf", "stat", "-p", pid, "-I", "100", "-e",
+			      "instructions,cycles", "-o", "/dev/null", (char *)NULL);
+		else
 			execl(PERF_BIN, "perf", "stat", "-a", "-I", "100", "-e",
+			      variant->kind == PINNED ? "instructions:D,cycles:D" :
 			      "instructions,cycles", "-o", "/dev/null", "--", "sleep", "600",
 			      (char *)NULL);
-			_exit(127);
-		}
+		_exit(127);
 	}
-	/* Every session has its events open (two per CPU) before anything is measured. */
+	/* Every session has its events open before anything is measured. */
 	for (i = 0; i < variant->sessions; i++) {
 		unsigned int tries;
 
-		for (tries = 0; tries < 300 && perf_fds(self->perf[i]) < 2 * ncpu; tries++)
+		for (tries = 0; tries < 300 && perf_fds(self->perf[i]) < want; tries++)
 			usleep(100000);
-		ASSERT_LE(2 * ncpu, perf_fds(self->perf[i])) TH_LOG("perf stat %u", i);
+		ASSERT_LE(want, perf_fds(self->perf[i])) TH_LOG("perf stat %u", i);
 		ASSERT_EQ(0, waitpid(self->perf[i], NULL, WNOHANG)) TH_LOG("perf stat %u exited", i);
 	}
 }
@@ -257,7 +285,7 @@ TEST_F(peer, overhead_measures_or_names_the_cause)
  * The latency and workload tools on each perf backend (sysctl 1): a result, or status 1 with
  * the cause seen. With every counter the sessions', none can measure.
  */
-TEST_F(peer, tools_measure_or_name_the_cause)
+TEST_F_TIMEOUT(peer, tools_measure_or_name_the_cause, 120)
 {
 	static const char *const backends[] = { "perf-read", "perf-mmap" };
 	static const char *const cmds[] = {
