@@ -70,6 +70,9 @@ fi
 	echo "export PMUSER_SMP=$smp"
 	echo "export PMUSER_TEST_TIMEOUT=$test_limit"
 	[ "${PMUSER_ICOUNT:-1}" = 1 ] && echo "export PMUSER_ICOUNT_EXACT=1"
+	# bookworm's libpfm4 (PAPI's event tables) knows no Cortex-A72; the A57's table names
+	# the same architectural events pmu-overhead's PAPI peer reads.
+	[ "$T_DEBARCH" = arm64 ] && echo "export LIBPFM_FORCE_PMU=arm_ac57"
 	printf '%s\n' "${PMUSER_GUEST_ENV:-}"
 } >"$stage/etc/pmuser/env"
 (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"

@@ -377,6 +377,71 @@ fetch_perf() {
 	log "perf for the arm64 guests: linux-perf $K61_PKG ready"
 }
 
+# PAPI for arm64 (static libpapi.a and libpfm.a with papi.h), unpacked once: pmu-overhead's
+# PAPI_read() peer in the arm64 guests (build.sh links it in when present). A failure is logged
+# and leaves pmu-overhead without the peer, which then says so.
+PAPI_PKGS="libpapi-dev libpfm4-dev"
+fetch_papi() {
+	local dir=$PMUSER_CACHE/peers-arm64/papi specs=() p v
+	[ -f "$dir/ready" ] && return 0
+	private_apt bookworm || true
+	for p in $PAPI_PKGS; do
+		# shellcheck disable=SC2046
+		v=$(apt-cache $(apt_opts bookworm) policy "$p:arm64" 2>/dev/null |
+			awk '$1 == "Candidate:" { print $2 }') || v=
+		if [ -z "$v" ] || [ "$v" = "(none)" ]; then
+			log "PAPI for the arm64 guests: no candidate for $p:arm64; going without"
+			return 0
+		fi
+		specs+=("$p:arm64=$v")
+	done
+	if ! (download bookworm "${specs[@]}"); then
+		log "PAPI for the arm64 guests: download failed; going without"
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for p in "${specs[@]}"; do
+		if ! dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir"; then
+			log "PAPI for the arm64 guests: unpacking $p failed; going without"
+			rm -rf "$dir"
+			return 0
+		fi
+	done
+	touch "$dir/ready"
+	log "PAPI for the arm64 guests: ${specs[*]} ready"
+}
+
+# Linux's libperf (tools/lib/perf of the kernel source fetch_ksrc uses), cross-built once for
+# arm64 as static libperf.a and libapi.a with its headers: pmu-overhead's perf_evsel__read()
+# peer in the arm64 guests. A failure is logged and leaves pmu-overhead without the peer.
+fetch_libperf() {
+	local dir=$PMUSER_CACHE/peers-arm64/libperf ver=${KSRC_NAME#linux-source-} tmp
+	[ -f "$dir/ready-$KSRC_PKG" ] && return 0
+	download bookworm "$KSRC_NAME=$KSRC_PKG"
+	tmp=$(mktemp -d)
+	rm -rf "$dir"
+	mkdir -p "$dir/lib" "$tmp/out"
+	log "building libperf for arm64 from $KSRC_NAME"
+	if dpkg-deb --fsys-tarfile "$(deb_file "$KSRC_NAME" "$KSRC_PKG")" |
+		tar -x -C "$tmp" "./usr/src/linux-source-$ver.tar.xz" &&
+		tar -xJf "$tmp/usr/src/linux-source-$ver.tar.xz" -C "$tmp" \
+			"linux-source-$ver/tools" "linux-source-$ver/include/uapi" \
+			"linux-source-$ver/arch/arm64/include/uapi" "linux-source-$ver/scripts" \
+			"linux-source-$ver/Makefile" &&
+		make -s -C "$tmp/linux-source-$ver/tools/lib/perf" ARCH=arm64 \
+			CROSS_COMPILE=aarch64-linux-gnu- O="$tmp/out" >"$tmp/log" 2>&1 &&
+		cp "$tmp/out/libperf.a" "$tmp/out/libapi.a" "$dir/lib/" &&
+		cp -r "$tmp/linux-source-$ver/tools/lib/perf/include" "$dir/include"; then
+		touch "$dir/ready-$KSRC_PKG"
+		log "libperf for the arm64 guests: ready"
+	else
+		log "libperf for the arm64 guests: build failed; going without ($(tail -n 1 "$tmp/log" 2>/dev/null))"
+		rm -rf "$dir"
+	fi
+	rm -rf "$tmp"
+}
+
 # checkpatch.pl, the kselftest harness and the pmu-events JSON from the Debian kernel source.
 fetch_ksrc() {
 	local stamp=$PMUSER_CACHE/ksrc/ready-$KSRC_PKG ver=${KSRC_NAME#linux-source-} tmp
@@ -417,7 +482,7 @@ main() {
 	for t in "${targets[@]}"; do
 		fetch_target "$t"
 		pmuser_target "$t"
-		[ "$T_DEBARCH" != arm64 ] || fetch_perf
+		[ "$T_DEBARCH" != arm64 ] || { fetch_perf; fetch_papi; fetch_libperf; }
 	done
 }
 

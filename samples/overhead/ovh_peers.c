@@ -122,7 +122,7 @@ err:
 #else
 struct ovh_peer *ovh_libperf_open(char *why, size_t len)
 {
-	snprintf(why, len, "built without libperf (emu/setup.sh fetch_peers provides it)");
+	snprintf(why, len, "built without libperf (emu/setup.sh builds it for arm64 from the kernel source)");
 	return NULL;
 }
 #endif
@@ -130,9 +130,14 @@ struct ovh_peer *ovh_libperf_open(char *why, size_t len)
 #if defined(PMUSER_HAVE_PAPI)
 struct ovh_peer *ovh_papi_open(char *why, size_t len)
 {
-	/* libpfm4's ARMv8 names; :u counts user mode only, no modifier every mode. */
-	static const char *const names[PEER_EVENTS] = {
-		"CPU_CYCLES", "INST_RETIRED:u", "INST_RETIRED",
+	/*
+	 * libpfm4's names for the core's own PMU where it knows the core, else its generic
+	 * perf events; :u counts user mode only, no modifier every mode.
+	 */
+	static const char *const names[PEER_EVENTS][2] = {
+		{ "CPU_CYCLES", "perf::CPU-CYCLES" },
+		{ "INST_RETIRED:u", "perf::INSTRUCTIONS:u" },
+		{ "INST_RETIRED", "perf::INSTRUCTIONS" },
 	};
 	struct ovh_peer *p;
 	unsigned int i;
@@ -155,10 +160,12 @@ struct ovh_peer *ovh_papi_open(char *why, size_t len)
 	if (ret == PAPI_OK)
 		ret = PAPI_create_eventset(&p->eventset);
 	for (i = 0; ret == PAPI_OK && i < PEER_EVENTS; i++) {
-		ret = PAPI_add_named_event(p->eventset, names[i]);
+		ret = PAPI_add_named_event(p->eventset, names[i][0]);
+		if (ret != PAPI_OK)
+			ret = PAPI_add_named_event(p->eventset, names[i][1]);
 		if (ret != PAPI_OK) {
-			snprintf(why, len, "PAPI_add_named_event %s: %s", names[i],
-				 PAPI_strerror(ret));
+			snprintf(why, len, "PAPI_add_named_event %s or %s: %s", names[i][0],
+				 names[i][1], PAPI_strerror(ret));
 			goto err;
 		}
 	}
@@ -184,7 +191,7 @@ err:
 #else
 struct ovh_peer *ovh_papi_open(char *why, size_t len)
 {
-	snprintf(why, len, "built without PAPI (emu/setup.sh fetch_peers provides it)");
+	snprintf(why, len, "built without PAPI (emu/setup.sh unpacks Debian's for arm64)");
 	return NULL;
 }
 #endif
