@@ -346,70 +346,53 @@ PERF_LIBS="libbabeltrace1 libbz2-1.0 libc6 libcap2 libcrypt1 libdb5.3 libdw1 lib
 	libopencsd1 libpcre2-8-0 libperl5.36 libpython3.11 libslang2 libstdc++6 libunwind8
 	libzstd1 zlib1g libmount1 libblkid1 libselinux1 libuuid1"
 fetch_perf() {
-	local dir=$PMUSER_CACHE/perf-arm64 specs=() p v
-	[ -f "$dir/ready-$K61_PKG" ] && return 0
-	private_apt bookworm || true
-	specs=("linux-perf:arm64=$K61_PKG")
-	for p in $PERF_LIBS; do
-		# shellcheck disable=SC2046
-		v=$(apt-cache $(apt_opts bookworm) policy "$p:arm64" 2>/dev/null |
-			awk '$1 == "Candidate:" { print $2 }') || v=
-		if [ -z "$v" ] || [ "$v" = "(none)" ]; then
-			log "perf for the arm64 guests: no candidate for $p:arm64; going without"
-			return 0
-		fi
-		specs+=("$p:arm64=$v")
-	done
-	if ! (download bookworm "${specs[@]}"); then
-		log "perf for the arm64 guests: download failed; going without"
-		return 0
-	fi
-	rm -rf "$dir"
-	mkdir -p "$dir/root"
-	for p in "${specs[@]}"; do
-		if ! dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir/root"; then
-			log "perf for the arm64 guests: unpacking $p failed; going without"
-			rm -rf "$dir"
-			return 0
-		fi
-	done
-	touch "$dir/ready-$K61_PKG"
-	log "perf for the arm64 guests: linux-perf $K61_PKG ready"
+	unpack_arm64 perf "$PMUSER_CACHE/perf-arm64" "ready-$K61_PKG" root \
+		"linux-perf=$K61_PKG" $PERF_LIBS
 }
 
 # PAPI for arm64 (static libpapi.a and libpfm.a with papi.h), unpacked once: pmu-overhead's
 # PAPI_read() peer in the arm64 guests (build.sh links it in when present). A failure is logged
 # and leaves pmu-overhead without the peer, which then says so.
-PAPI_PKGS="libpapi-dev libpfm4-dev"
 fetch_papi() {
-	local dir=$PMUSER_CACHE/peers-arm64/papi specs=() p v
-	[ -f "$dir/ready" ] && return 0
+	unpack_arm64 PAPI "$PMUSER_CACHE/peers-arm64/papi" ready . libpapi-dev libpfm4-dev
+}
+
+# unpack_arm64 WHAT DIR STAMP SUBDIR PACKAGE...: bookworm's arm64 PACKAGEs (NAME=VERSION, or
+# NAME for the candidate) unpacked into DIR/SUBDIR once, DIR/STAMP marking it done. A failure
+# is logged and leaves the guests without WHAT; setup goes on.
+unpack_arm64() {
+	local what=$1 dir=$2 stamp=$3 sub=$4 specs=() p v
+	shift 4
+	[ -f "$dir/$stamp" ] && return 0
 	private_apt bookworm || true
-	for p in $PAPI_PKGS; do
+	for p in "$@"; do
+		case $p in
+		*=*) specs+=("${p%%=*}:arm64=${p#*=}") && continue ;;
+		esac
 		# shellcheck disable=SC2046
 		v=$(apt-cache $(apt_opts bookworm) policy "$p:arm64" 2>/dev/null |
 			awk '$1 == "Candidate:" { print $2 }') || v=
 		if [ -z "$v" ] || [ "$v" = "(none)" ]; then
-			log "PAPI for the arm64 guests: no candidate for $p:arm64; going without"
+			log "$what for the arm64 guests: no candidate for $p:arm64; going without"
 			return 0
 		fi
 		specs+=("$p:arm64=$v")
 	done
 	if ! (download bookworm "${specs[@]}"); then
-		log "PAPI for the arm64 guests: download failed; going without"
+		log "$what for the arm64 guests: download failed; going without"
 		return 0
 	fi
 	rm -rf "$dir"
-	mkdir -p "$dir"
+	mkdir -p "$dir/$sub"
 	for p in "${specs[@]}"; do
-		if ! dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir"; then
-			log "PAPI for the arm64 guests: unpacking $p failed; going without"
+		if ! dpkg-deb -x "$(deb_file "${p%%=*}" "${p#*=}")" "$dir/$sub"; then
+			log "$what for the arm64 guests: unpacking $p failed; going without"
 			rm -rf "$dir"
 			return 0
 		fi
 	done
-	touch "$dir/ready"
-	log "PAPI for the arm64 guests: ${specs[*]} ready"
+	touch "$dir/$stamp"
+	log "$what for the arm64 guests: ${specs[0]} ready"
 }
 
 # Linux's libperf (tools/lib/perf of the kernel source fetch_ksrc uses), cross-built once for
