@@ -158,6 +158,25 @@ static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t why
 	return module_fail_req(c, ret, why, whylen, what, 0);
 }
 
+/*
+ * Each held counter's width as the page publishes it: perf gives events 32-bit counters even
+ * where the PMU's are 64 bits wide (PMUv3p5), and raw reads mean what the page says.
+ */
+static void page_widths(struct pmuser_counters *c, unsigned int cpu)
+{
+	const volatile struct pmuser_page_cpu *rec;
+	unsigned int i, bits;
+
+	if (cpu >= c->page.nr_cpus)
+		return;
+	rec = pmuser_page_cpu(&c->page, cpu);
+	for (i = 0; i < c->nr; i++) {
+		bits = rec->slot[c->ctr[i].slot].bits;
+		if (c->ctr[i].supported && bits)
+			c->ctr[i].bits = bits;
+	}
+}
+
 int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
@@ -241,6 +260,7 @@ int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	ret = pmuser_page_map(c->dev_fd, &c->page);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");
+	page_widths(c, (unsigned int)sched_getcpu());
 	pmuser__module_readers(c, ci.pmu_version);
 	ret = pmuser_device_grant(c->dev_fd, 0);
 	if (ret)
@@ -547,7 +567,7 @@ int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 	unsigned int i;
 	int ret;
 
-	/* The module backend's reader for the set's layout, chosen at open. */
+	/* The reader chosen at open for the set (module layouts, perf self-read). */
 	if (c->fast_read && !c->fast_read(c, values))
 		return 0;
 	if (c->backend == PMUSER_BACKEND_MODULE)

@@ -140,34 +140,54 @@ static const char *mmap_reads_problem(struct pmuser_counters *c)
 
 #if defined(__aarch64__)
 /*
- * Every counter by self-read and nothing else, for a set whose events all have pages: the
- * sequence loop, the index, the offset and the width, one read. -EAGAIN when an event is not
- * on a counter now: the general path reads it with read().
+ * The self-read protocol: the kernel bumps lock around every update of the page; the count
+ * is offset plus the hardware counter sign-extended from pmc_width bits. index 0 means the
+ * event is not on a counter now (multiplexed out or not yet scheduled): -EAGAIN, read() it.
+ * gap (may be NULL) gets enabled minus running as perf last published them.
+ */
+static inline __attribute__((always_inline)) int
+mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
+{
+	volatile struct perf_event_mmap_page *pg = ctr->page;
+	uint32_t seq, idx;
+	uint64_t count, pmc;
+	unsigned int width;
+
+	do {
+		seq = pg->lock;
+		__asm__ __volatile__("" ::: "memory");
+		idx = pg->index;
+		count = (uint64_t)pg->offset;
+		if (!pg->cap_user_rdpmc || !idx)
+			return -EAGAIN;
+		/* The times perf last published: they part only when it takes the counter away. */
+		if (gap)
+			*gap = pg->time_enabled - pg->time_running;
+		width = pg->pmc_width;
+		pmc = pmuser__evcntr_read(idx - 1);
+		if (width < 64) {
+			pmc <<= 64 - width;
+			pmc = (uint64_t)((int64_t)pmc >> (64 - width));
+		}
+		count += pmc;
+		__asm__ __volatile__("" ::: "memory");
+	} while (pg->lock != seq);
+	*value = count;
+	return 0;
+}
+
+/*
+ * Every counter by self-read and nothing else, for a set whose events all have pages.
+ * -EAGAIN when an event is not on a counter now: the general path reads it with read().
  */
 static int mmap_read_all(const struct pmuser_counters *c, uint64_t values[])
 {
 	unsigned int i;
 
 	pmuser__isb();
-	for (i = 0; i < c->nr; i++) {
-		volatile struct perf_event_mmap_page *pg = c->ctr[i].page;
-		uint64_t count, pmc;
-		uint32_t seq, idx, shift;
-
-		do {
-			seq = pg->lock;
-			__asm__ __volatile__("" ::: "memory");
-			idx = pg->index;
-			count = (uint64_t)pg->offset;
-			shift = (64 - pg->pmc_width) & 63;
-			if (!idx)
-				return -EAGAIN;
-			pmc = pmuser__evcntr_read(idx - 1) << shift;
-			count += (uint64_t)((int64_t)pmc >> shift);
-			__asm__ __volatile__("" ::: "memory");
-		} while (pg->lock != seq);
-		values[i] = count;
-	}
+	for (i = 0; i < c->nr; i++)
+		if (mmap_read(&c->ctr[i], &values[i], NULL))
+			return -EAGAIN;
 	pmuser__isb();
 	return 0;
 }
@@ -341,42 +361,6 @@ int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts
 	}
 	return 0;
 }
-
-#if defined(__aarch64__)
-/*
- * The self-read protocol: the kernel bumps lock around every update of the page; the count
- * is offset plus the hardware counter sign-extended from pmc_width bits. index 0 means the
- * event is not on a counter now (multiplexed out or not yet scheduled): -EAGAIN, read() it.
- */
-static int mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
-{
-	volatile struct perf_event_mmap_page *pg = ctr->page;
-	uint32_t seq, idx;
-	uint64_t count, pmc;
-	unsigned int width;
-
-	do {
-		seq = pg->lock;
-		__asm__ __volatile__("" ::: "memory");
-		idx = pg->index;
-		count = (uint64_t)pg->offset;
-		if (!pg->cap_user_rdpmc || !idx)
-			return -EAGAIN;
-		/* The times perf last published: they part only when it takes the counter away. */
-		*gap = pg->time_enabled - pg->time_running;
-		width = pg->pmc_width;
-		pmc = pmuser__evcntr_read(idx - 1);
-		if (width < 64) {
-			pmc <<= 64 - width;
-			pmc = (uint64_t)((int64_t)pmc >> (64 - width));
-		}
-		count += pmc;
-		__asm__ __volatile__("" ::: "memory");
-	} while (pg->lock != seq);
-	*value = count;
-	return 0;
-}
-#endif
 
 int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[])
 {
