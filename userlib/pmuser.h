@@ -116,7 +116,8 @@ static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsign
 /*
  * ARMv7 reaches event counters through PMSELR (c9, c12, 5) and PMXEVCNTR (c9, c13, 2). The
  * kernel's perf driver selects counters too, from interrupts that can land between the two
- * instructions: read PMSELR back and retry if the value came from another counter.
+ * instructions: read PMSELR back and retry if the value came from another counter. A read
+ * that loses the race every time returns all ones, the value the page's readers refuse.
  */
 static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
 {
@@ -132,7 +133,8 @@ static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsign
 		__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
 		__asm__ __volatile__("mrc p15, 0, %0, c9, c12, 5" : "=r"(sel));
 	} while (sel != n && ++tries < 8);
-	return v;
+	/* All ones is a value no reader accepts (pmuser_page_raw_usable()): flagged, not wrong. */
+	return sel == n ? v : UINT32_MAX;
 }
 
 /*
@@ -192,7 +194,8 @@ static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsign
 /*
  * Raw read of hardware counter hw (0..30 event counters, PMUSER_HW_CYCLE the cycle counter),
  * as reported in pmuser_event_config.hw_counter. A constant hw compiles to one instruction on
- * AArch64 (two plus an ISB on ARMv7, which selects the counter first).
+ * AArch64 (two plus an ISB on ARMv7, which selects the counter first). On ARMv7 all ones
+ * from an event counter is not a count: the kernel kept re-selecting under the read.
  */
 static inline uint64_t pmuser_counter_read(unsigned int hw)
 {
@@ -219,7 +222,8 @@ static inline uint64_t pmuser_counter_read_pmuv3(unsigned int hw)
 /*
  * Reads of hardware counters hw[0..n-1] into raw[], last to first if reverse, without
  * barriers. ARMv7 selects each event counter first; the race with the kernel's selections
- * (see pmuser__evcntr_read) is checked once for the whole batch.
+ * (see pmuser__evcntr_read) is checked once for the whole batch, and a batch that loses it
+ * every time returns all ones for each event counter.
  */
 static inline __attribute__((always_inline)) void
 pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool reverse)
@@ -248,6 +252,12 @@ pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bo
 			raw[i] = v;
 		}
 	} while (bad && ++tries < 8);
+	if (bad) {
+		_Pragma("GCC unroll 32")
+		for (k = 0; k < n && k < 32; k++)
+			if (hw[k] != PMUSER_HW_CYCLE)
+				raw[k] = UINT32_MAX;
+	}
 #else
 	_Pragma("GCC unroll 32")
 	for (k = 0; k < n && k < 32; k++) {
