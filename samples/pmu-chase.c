@@ -24,17 +24,17 @@ int main(int argc, char **argv)
 	};
 	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes, i, n;
 	bool sequential = false, parsable;
-	const struct wl_opt opts[] = {
+	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "list size in bytes, K/M/G suffixes (default 32K)",
-		  WL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
+		  TOOL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
 		{ "iterations", 'i', "N", "traversals of the whole list (default: about 1M loads)",
-		  WL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
+		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ "line", 'l', "BYTES", "node size: one cache line (default 64)",
-		  WL_OPT_NUMBER, sizeof(void *), 4096, sizeof(void *), .value = &line },
+		  TOOL_OPT_NUMBER, sizeof(void *), 4096, sizeof(void *), .value = &line },
 		{ "seed", 0, "N", "shuffle seed (default 1)",
-		  WL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
 		{ "sequential", 0, NULL, "nodes in address order instead of shuffled",
-		  WL_OPT_FLAG, .flag = &sequential },
+		  TOOL_OPT_FLAG, .flag = &sequential },
 		{ NULL },
 	};
 	struct wl_chase_args args;

@@ -43,11 +43,11 @@ int main(int argc, char **argv)
 	};
 	uint64_t iterations = 100000, size = 64 << 10, ones = 0, i;
 	bool parsable, have_div;
-	const struct wl_opt opts[] = {
+	const struct tool_opt opts[] = {
 		{ "iterations", 'i', "N", "iterations of the 8-operation blocks (default 100000)",
-		  WL_OPT_NUMBER, 1, 100000000, .value = &iterations },
+		  TOOL_OPT_NUMBER, 1, 100000000, .value = &iterations },
 		{ "size", 's', "SIZE", "bytes scanned by the control-hazard pair (default 64K)",
-		  WL_OPT_SIZE, 1, 64 << 20, .value = &size },
+		  TOOL_OPT_SIZE, 1, 64 << 20, .value = &size },
 		{ NULL },
 	};
 	struct wl_column cols[RUNS] = {

@@ -10,15 +10,16 @@
 #include <unistd.h>
 
 #include "pmuser.h"
-
-static const char usage[] =
-	"usage: pmu-hello\n"
-	"Holds the cycle counter and INST_RETIRED, grants this thread inline reads and times a\n"
-	"loop with one read per iteration. Takes no options.\n"
-	"  -h, --help   this text\n";
+#include "tool_opts.h"
 
 int main(int argc, char **argv)
 {
+	static const struct tool_opt opts[] = { { NULL } };
+	static const struct tool_cli cli = {
+		.tool = "pmu-hello", .opts = opts,
+		.about = "Holds the cycle counter and INST_RETIRED, grants this thread inline reads and\n"
+			 "times a loop with one read per iteration.",
+	};
 	struct pmuser_config cfg = {
 		.flags = PMUSER_CONFIG_CYCLES,
 		.cycle_flags = PMUSER_COUNT_USER,
@@ -29,16 +30,11 @@ int main(int argc, char **argv)
 	volatile unsigned int sink = 0;
 	unsigned int hw, k;
 	char why[256];
-	int fd, ret;
+	int fd, ret, first;
 
-	if (argc > 1) {
-		bool help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
-
-		if (!help)
-			fprintf(stderr, "pmu-hello: unexpected argument '%s'\n", argv[1]);
-		fputs(usage, help ? stdout : stderr);
-		return help ? 0 : 2;
-	}
+	ret = tool_parse(&cli, argc, argv, &first);
+	if (ret >= 0)
+		return ret;
 #if defined(PMUSER_FAST_V6)
 	/* ARM1176 counts every mode; it has no filter. */
 	cfg.cycle_flags = cfg.events[0].flags = PMUSER_COUNT_MASK;

@@ -7,7 +7,6 @@
  * usage: pmu-info [--events] [--presets]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "pmuser.h"
+#include "tool_opts.h"
 
 static const char *access_name(uint32_t mode)
 {
@@ -176,41 +176,27 @@ static void print_presets(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "events", no_argument, NULL, 'e' },
-		{ "presets", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	bool all_events = false, presets = false;
+	const struct tool_opt opts[] = {
+		{ "events", 'e', NULL, "list every known event, marking the unsupported ones",
+		  TOOL_OPT_FLAG, .flag = &all_events },
+		{ "presets", 0, NULL, "list the event presets (pmu-stat -p, pmuser_preset_find)",
+		  TOOL_OPT_FLAG, .flag = &presets },
+		{ NULL },
+	};
+	const struct tool_cli cli = {
+		.tool = "pmu-info", .opts = opts,
+		.about = "Whether the module is there (and if not, why), the access it grants, and per CPU\n"
+			 "the core, PMU version, counters, widths and supported events.",
 	};
 	struct pmuser_info info;
 	uint32_t listed[PMUSER_MAX_CPUS];
 	unsigned int cpu, nr_listed = 0, k;
-	int all_events = 0, presets = 0, fd, ret, c;
+	int fd, ret, first;
 
-	while ((c = getopt_long(argc, argv, "eph", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			all_events = 1;
-			break;
-		case 'p':
-			presets = 1;
-			break;
-		case 'h':
-			printf("usage: %s [--events] [--presets]\n"
-			       "  --events   list every known event, marking the unsupported ones\n"
-			       "  --presets  list the event presets (pmu-stat -p, pmuser_preset_find)\n"
-			       "  -h, --help this text\n",
-			       argv[0]);
-			return 0;
-		default:
-			fprintf(stderr, "usage: %s [--events] [--presets]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		return 2;
-	}
+	ret = tool_parse(&cli, argc, argv, &first);
+	if (ret >= 0)
+		return ret;
 
 	fd = pmuser_device_open();
 	if (fd < 0) {

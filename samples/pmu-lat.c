@@ -8,7 +8,6 @@
  * Raw values are kept (--raw). Between samples the chain advances --gap untimed steps.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,76 +29,40 @@ struct opts {
 	bool gap_set;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: " TOOL " [options]\n"
-		"Histogram of single-load latencies: one dependent load per sample between two\n"
-		"serialised counter reads, minus the bias of the same sequence without the load.\n"
-		"  -s, --size BYTES       buffer size (default 16K; K, M, G suffixes)\n"
-		"  -p, --pattern NAME     chase (random single cycle, default), stride, page\n"
-		"                         (random within each page), random (independent lines)\n"
-		"      --stride BYTES     node spacing for stride (default: the cache line)\n"
-		"  -n, --samples N        samples (default 10000)\n"
-		"  -w, --warmup N         unrecorded samples first (default 1000)\n"
-		"      --gap N            untimed chase steps between samples (default min(nodes, 64))\n"
-		"      --hugepages KIND   thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)\n"
-		"  -c, --cpu N            pin to CPU N (default: the CPU it starts on)\n"
-		"  -b, --backend NAME     auto, module, perf-mmap, perf-read, clock (default auto;\n"
-		"                         env PMUSER_BACKEND)\n"
-		"      --seed N           layout seed (default 1)\n"
-		"  -f, --format FMT       text (default), csv (histogram rows, summary in # lines), json\n"
-		"  -o, --output FILE      write the report there instead of stdout\n"
-		"      --raw FILE         every sample: index,raw,bias_raw,latency\n"
-		"  -h, --help\n");
-}
-
+/* -1 to go on, or the exit status: 0 after --help, 2 after bad input. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { O_GAP = 256 };
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, 's' }, { "samples", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'w' }, { "gap", required_argument, NULL, O_GAP },
-		LAT_OPTS_LONG, { NULL, 0, NULL, 0 },
+	bool any = false;
+	const struct tool_opt opts[] = {
+		{ "size", 's', "BYTES", "buffer size (default 16K)", TOOL_OPT_SIZE, 1, UINT64_MAX,
+		  .value = &o->size },
+		LAT_OPTS_PATTERN(&o->lat, &any, "chase (random single cycle, default), stride, page"
+				 "\n(random within each page), random (independent lines)"),
+		{ "samples", 'n', "N", "samples (default 10000)", TOOL_OPT_NUMBER, 1, MAX_SAMPLES,
+		  .value = &o->samples },
+		{ "warmup", 'w', "N", "unrecorded samples first (default 1000)", TOOL_OPT_NUMBER, 0,
+		  MAX_SAMPLES, .value = &o->warmup },
+		{ "gap", 0, "N", "untimed chase steps between samples (default min(nodes, 64))",
+		  TOOL_OPT_NUMBER, 0, UINT32_MAX, .value = &o->gap, .seen = &o->gap_set },
+		LAT_OPTS_COMMON(&o->lat, &any,
+				"text (default), csv (histogram rows, summary in # lines), json",
+				"write the report there instead of stdout",
+				"every sample: index,raw,bias_raw,latency"),
+		{ NULL },
 	};
-	int c, ret;
+	const struct tool_cli cli = {
+		.tool = TOOL, .opts = opts,
+		.about = "Histogram of single-load latencies: one dependent load per sample between two\n"
+			 "serialised counter reads, minus the bias of the same sequence without the load.",
+	};
+	int first, ret;
 
 	*o = (struct opts){ .size = 16384, .samples = 10000, .warmup = 1000 };
 	lat_opts_init(&o->lat);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, LAT_OPTS_SHORT "s:n:w:", lo, NULL)) != -1) {
-		ret = lat_opts_parse(TOOL, c, argv, &o->lat, usage);
-		if (ret != 1) {
-			if (ret)
-				return ret;
-			continue;
-		}
-		switch (c) {
-		case 's':
-			if (lat_parse_size(optarg, &o->size))
-				return lat_bad(TOOL, "bad size '%s' (want a positive byte count, e.g. 4096, 64K, 8M)", optarg);
-			break;
-		case 'n':
-			if (lat_parse_uint(optarg, 1, MAX_SAMPLES, &o->samples))
-				return lat_bad(TOOL, "bad sample count '%s' (want 1 to 100000000)", optarg);
-			break;
-		case 'w':
-			if (lat_parse_uint(optarg, 0, MAX_SAMPLES, &o->warmup))
-				return lat_bad(TOOL, "bad warm-up count '%s' (want 0 to 100000000)", optarg);
-			break;
-		case O_GAP:
-			if (lat_parse_uint(optarg, 0, UINT32_MAX, &o->gap))
-				return lat_bad(TOOL, "bad gap '%s' (want a step count)", optarg);
-			o->gap_set = true;
-			break;
-		}
-	}
-	ret = lat_opts_no_arguments(TOOL, argc, argv);
-	if (ret)
-		return ret;
-	if (o->lat.stride && o->lat.pattern != LAT_STRIDE)
-		return lat_bad(TOOL, "%s", "--stride applies to --pattern stride only");
-	return 0;
+	ret = tool_parse(&cli, argc, argv, &first);
+	if (ret < 0 && o->lat.stride && o->lat.pattern != LAT_STRIDE)
+		return tool_bad(TOOL, "--stride applies to --pattern stride only");
+	return ret;
 }
 
 struct result {
@@ -193,7 +156,7 @@ int main(int argc, char **argv)
 	char why[200];
 
 	ret = parse(argc, argv, &o);
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	step = lat_opts_place(&o.lat, &geo);
 	if (o.lat.pattern == LAT_STRIDE && o.lat.stride > o.size / 2) {

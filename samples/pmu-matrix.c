@@ -42,11 +42,11 @@ int main(int argc, char **argv)
 	};
 	uint64_t n = 128, seed = 1, i;
 	bool parsable;
-	const struct wl_opt opts[] = {
+	const struct tool_opt opts[] = {
 		{ "order", 'n', "N", "matrix order: N x N int32 (default 128, at most "
-		  MAX_ORDER_TEXT ")", WL_OPT_NUMBER, 1, MAX_ORDER, .value = &n },
+		  MAX_ORDER_TEXT ")", TOOL_OPT_NUMBER, 1, MAX_ORDER, .value = &n },
 		{ "seed", 0, "N", "random fill seed (default 1)",
-		  WL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
 		{ NULL },
 	};
 	struct wl_column cols[2] = { { .label = "textbook" }, { .label = "interchange" } };

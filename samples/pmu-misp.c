@@ -23,16 +23,16 @@ int main(int argc, char **argv)
 	uint64_t size = 256 << 10, iterations = 4, seed = 1, ones = 0, i;
 	int fill = -1, status;	/* fill: -1 random, else the only byte */
 	bool parsable;
-	const struct wl_opt opts[] = {
+	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 256K)",
-		  WL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
+		  TOOL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
 		{ "iterations", 'i', "N", "passes over the array (default 4)",
-		  WL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
+		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ "seed", 0, "N", "random fill seed (default 1)",
-		  WL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
 		{ "ones", 0, NULL, "fill with '1' (or '0') only: every branch predictable",
-		  WL_OPT_CHOICE, .choice = &fill, .choice_value = '1' },
-		{ "zeros", 0, NULL, NULL, WL_OPT_CHOICE, .choice = &fill, .choice_value = '0' },
+		  TOOL_OPT_CHOICE, .choice = &fill, .choice_value = '1' },
+		{ "zeros", 0, NULL, NULL, TOOL_OPT_CHOICE, .choice = &fill, .choice_value = '0' },
 		{ NULL },
 	};
 	struct wl_misp_args args;

@@ -668,11 +668,11 @@ int main(int argc, char **argv)
 		[CNTVCT] = { "cntvct", "generic timer CNTVCT", 1, "", wl_ovh_cntvct, NULL },
 	};
 	uint64_t reads = 1000, runs = 5, inline_values[SET_N];
-	const struct wl_opt opts[] = {
+	const struct tool_opt opts[] = {
 		{ "reads", 'n', "N", "reads per measurement (default 1000; halved after a flagged one)",
-		  WL_OPT_NUMBER, 1, 1000000, .value = &reads },
+		  TOOL_OPT_NUMBER, 1, 1000000, .value = &reads },
 		{ "runs", 'r', "R", "measurements per method, minimum kept (default 5)",
-		  WL_OPT_NUMBER, 1, 1000, .value = &runs },
+		  TOOL_OPT_NUMBER, 1, 1000, .value = &runs },
 		{ NULL },
 	};
 	double null_best[PMUSER_COUNTERS_MAX];

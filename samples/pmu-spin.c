@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "tool_opts.h"
+
 /* The loop counter is one register: 32 bits on 32-bit ARM. */
 #if defined(__arm__)
 #define MAX_ITERATIONS 0xffffffffULL
@@ -42,40 +44,39 @@ static void spin(uint64_t n)
 #endif
 }
 
-static int parse(const char *s, uint64_t max, uint64_t *out)
+/* Operand i of argv (from first) as a number in [min, max], or dflt when absent. */
+static int operand(char **argv, int argc, int i, const char *name, uint64_t min, uint64_t max,
+		   uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	char why[128];
 
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
+	if (i >= argc)
+		return 0;
+	if (tool_parse_u64(argv[i], false, min, max, out, why, sizeof(why)))
+		return tool_bad("pmu-spin", "%s '%s': %s", name, argv[i], why);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const char usage[] =
-		"usage: pmu-spin ITERATIONS [PHASES [SLEEP_MS]]\n"
-		"  runs PHASES x ITERATIONS iterations of a two-instruction loop, with SLEEP_MS\n"
-		"  of sleep between phases\n"
-		"  -h, --help   this text\n";
+	static const struct tool_opt opts[] = { { NULL } };
+	static const struct tool_cli cli = {
+		.tool = "pmu-spin", .synopsis = "ITERATIONS [PHASES [SLEEP_MS]]",
+		.about = "Runs PHASES (default 1) x ITERATIONS iterations of a two-instruction loop,\n"
+			 "with SLEEP_MS (default 0) of sleep between phases.",
+		.opts = opts, .operands = 3,
+	};
 	uint64_t n, phases = 1, sleep_ms = 0, p;
+	int first, ret = tool_parse(&cli, argc, argv, &first);
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (argc < 2 || argc > 4 || parse(argv[1], MAX_ITERATIONS, &n) ||
-	    (argc > 2 && (parse(argv[2], 1000000, &phases) || !phases)) ||
-	    (argc > 3 && parse(argv[3], 3600000, &sleep_ms))) {
-		fputs(usage, stderr);
+	if (ret >= 0)
+		return ret;
+	if (first >= argc)
+		return tool_bad(cli.tool, "no ITERATIONS (usage: pmu-spin %s)", cli.synopsis);
+	if (operand(argv, argc, first, "ITERATIONS", 0, MAX_ITERATIONS, &n) ||
+	    operand(argv, argc, first + 1, "PHASES", 1, 1000000, &phases) ||
+	    operand(argv, argc, first + 2, "SLEEP_MS", 0, 3600000, &sleep_ms))
 		return 2;
-	}
 	for (p = 0; p < phases; p++) {
 		if (p && sleep_ms) {
 			struct timespec ts = { (time_t)(sleep_ms / 1000),

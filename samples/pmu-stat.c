@@ -99,7 +99,6 @@ int main(int argc, char **argv)
 		return 0;
 	if (ret) {
 		fprintf(stderr, "pmu-stat: %s\n", err);
-		stat_usage(stderr);
 		return STAT_EXIT_USAGE;
 	}
 	stat_sys_collect(&x->sys);

@@ -9,7 +9,6 @@
  * names the plateaus. --from FILE redoes the analysis on a saved CSV without measuring.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -48,130 +47,123 @@ struct point {
 	uint64_t loads;
 };
 
-static void usage(FILE *f)
+static void notes(FILE *f)
 {
-	fprintf(f,
-		"usage: " TOOL " [options]            measure, then detect tiers\n"
-		"       " TOOL " --from FILE [-f FMT] [-o FILE] [--svg FILE]   re-analyse a saved CSV\n"
-		"  --min BYTES, --max BYTES  size range (default 1K .. 256M; K, M, G suffixes):\n"
-		"                         2^k and 1.5 * 2^k, plus dense steps around the cache\n"
-		"                         sizes sysfs reports\n"
-		"  --sizes LIST           explicit comma-separated sizes instead\n"
-		"  -p, --pattern NAME     chase (Sattolo cycle, default), stride (address order),\n"
-		"                         page (random within each page: separates TLB from cache),\n"
-		"                         random (independent loads at random lines)\n"
-		"      --stride BYTES     node spacing for stride (default: the cache line)\n"
-		"  -r, --reps N           timed runs per size (default 5): min and median\n"
-		"  -t, --budget SECONDS   time for all timed runs together (default 20)\n"
-		"  -e, --events SPEC      events per load when the PMU has them, e.g. default\n"
-		"                         (" DEFAULT_EVENTS ")\n"
-		"      --hugepages KIND   thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)\n"
-		"  -c, --cpu N            pin to CPU N (default: the CPU it starts on)\n"
-		"  -b, --backend NAME     auto, module, perf-mmap, perf-read, clock (env PMUSER_BACKEND)\n"
-		"      --seed N           layout seed (default 1)\n"
-		"  -f, --format FMT       text (default), csv (the --from format), json\n"
-		"  -o, --output FILE      report there instead of stdout\n"
-		"      --svg FILE         plot: latency against size, log2 axes, tiers marked\n"
-		"      --raw FILE         every timed run: size,rep,loads,raw,bias,latency,ns\n"
-		"  -h, --help\n"
-		"SIGINT or SIGTERM stops after the size being measured and reports the sizes done;\n"
-		"the exit status is then 128 + the signal.\n");
+	fputs("SIGINT or SIGTERM stops after the size being measured and reports the sizes done;\n"
+	      "the exit status is then 128 + the signal.\n", f);
 }
 
-static int parse_sizes(char *list, struct opts *o)
+/* --sizes: comma-separated, increasing. */
+static const char *parse_sizes(const char *arg, void *ctx)
 {
-	char *tok, *next;
+	static char why[160];
+	struct opts *o = ctx;
+	const char *tok, *next;
 
+	o->nr_sizes = 0;
 	/* Split by hand: strtok would pass over an empty item ("4K,,8K") silently. */
-	for (tok = list; tok; tok = next) {
-		next = strchr(tok, ',');
-		if (next)
-			*next++ = '\0';
-		if (!*tok)
-			return lat_bad(TOOL, "%s", "empty item in --sizes (want e.g. 4K,64K,1M)");
+	for (tok = arg; tok; tok = next) {
+		size_t len = strcspn(tok, ",");
+		char item[32];
+
+		next = tok[len] ? tok + len + 1 : NULL;
+		if (!len)
+			return "empty item in --sizes (want e.g. 4K,64K,1M)";
 		if (o->nr_sizes == MAX_SIZES)
-			return lat_bad(TOOL, "more than %s sizes", "512");
-		if (lat_parse_size(tok, &o->sizes[o->nr_sizes]))
-			return lat_bad(TOOL, "bad size '%s' in --sizes (want positive byte counts, e.g. 4K,64K,1M)", tok);
-		if (o->nr_sizes && o->sizes[o->nr_sizes] <= o->sizes[o->nr_sizes - 1])
-			return lat_bad(TOOL, "--sizes must increase ('%s')", tok);
+			return "more than 512 sizes";
+		snprintf(item, sizeof(item), "%.*s", (int)len, tok);
+		if (len >= sizeof(item) || lat_parse_size(item, &o->sizes[o->nr_sizes])) {
+			snprintf(why, sizeof(why), "bad size '%.*s' (want positive byte counts, e.g. 4K,64K,1M)",
+				 (int)len, tok);
+			return why;
+		}
+		if (o->nr_sizes && o->sizes[o->nr_sizes] <= o->sizes[o->nr_sizes - 1]) {
+			snprintf(why, sizeof(why), "--sizes must increase ('%s')", item);
+			return why;
+		}
 		o->nr_sizes++;
 	}
-	if (!o->nr_sizes)
-		return lat_bad(TOOL, "%s", "--sizes is empty");
-	return 0;
+	return NULL;
 }
 
+static const char *parse_max(const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+
+	o->max_set = true;
+	return lat_parse_size(arg, &o->max) ? "want a positive byte count, e.g. 256M" : NULL;
+}
+
+static const char *parse_budget(const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+	char *end;
+
+	errno = 0;
+	o->budget = strtod(arg, &end);
+	if (errno || end == arg || *end || !(o->budget > 0) || o->budget > 86400)
+		return "want seconds, > 0 and at most 86400";
+	return NULL;
+}
+
+static const char *parse_events(const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+
+	o->events = strcmp(arg, "default") ? arg : DEFAULT_EVENTS;
+	return *arg ? NULL : "an empty event list";
+}
+
+/* -1 to go on, or the exit status: 0 after --help, 2 after bad input. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { O_MIN = 256, O_MAX, O_SIZES, O_SVG, O_FROM };
-	static const struct option lo[] = {
-		{ "min", required_argument, NULL, O_MIN }, { "max", required_argument, NULL, O_MAX },
-		{ "sizes", required_argument, NULL, O_SIZES },
-		{ "reps", required_argument, NULL, 'r' }, { "budget", required_argument, NULL, 't' },
-		{ "events", required_argument, NULL, 'e' }, { "svg", required_argument, NULL, O_SVG },
-		{ "from", required_argument, NULL, O_FROM }, LAT_OPTS_LONG, { NULL, 0, NULL, 0 },
+	bool *m = &o->measuring_opt;
+	const struct tool_opt opts[] = {
+		{ "min", 0, "BYTES", "smallest size (default 1K); with --max, 2^k and 1.5 * 2^k"
+		  "\nplus dense steps around the cache sizes sysfs reports",
+		  TOOL_OPT_SIZE, 1, UINT64_MAX, .value = &o->min, .seen = m },
+		{ "max", 0, "BYTES", "largest size (default 256M)", TOOL_OPT_PARSE,
+		  .parse = parse_max, .ctx = o, .seen = m },
+		{ "sizes", 0, "LIST", "explicit comma-separated sizes instead", TOOL_OPT_PARSE,
+		  .parse = parse_sizes, .ctx = o, .seen = m },
+		LAT_OPTS_PATTERN(&o->lat, m, "chase (Sattolo cycle, default), stride (address order),"
+				 "\npage (random within each page: separates TLB from cache),"
+				 "\nrandom (independent loads at random lines)"),
+		{ "reps", 'r', "N", "timed runs per size (default 5): min and median",
+		  TOOL_OPT_NUMBER, 1, 1000, .value = &o->reps, .seen = m },
+		{ "budget", 't', "SECONDS", "time for all timed runs together (default 20)",
+		  TOOL_OPT_PARSE, .parse = parse_budget, .ctx = o, .seen = m },
+		{ "events", 'e', "SPEC", "events per load when the PMU has them, e.g. default"
+		  "\n(" DEFAULT_EVENTS ")", TOOL_OPT_PARSE, .parse = parse_events, .ctx = o,
+		  .seen = m },
+		LAT_OPTS_COMMON(&o->lat, m, "text (default), csv (the --from format), json",
+				"report there instead of stdout",
+				"every timed run: size,rep,loads,raw,bias,latency,ns"),
+		{ "svg", 0, "FILE", "plot: latency against size, log2 axes, tiers marked",
+		  TOOL_OPT_STRING, .string = &o->svg },
+		{ "from", 0, "FILE", "re-analyse a CSV saved with -f csv instead of measuring",
+		  TOOL_OPT_STRING, .string = &o->from },
+		{ NULL },
 	};
-	char *end;
-	int c, ret;
+	const struct tool_cli cli = {
+		.tool = TOOL, .opts = opts, .notes = notes,
+		.synopsis = "[options]            measure, then detect tiers\n"
+			    "       " TOOL " --from FILE [-f FMT] [-o FILE] [--svg FILE]   re-analyse a saved CSV",
+	};
+	int first, ret;
 
 	*o = (struct opts){ .min = 1024, .max = 256u << 20, .reps = 5, .budget = 20 };
 	lat_opts_init(&o->lat);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, LAT_OPTS_SHORT "r:t:e:", lo, NULL)) != -1) {
-		o->measuring_opt |= c != 'f' && c != 'o' && c != O_SVG && c != O_FROM && c != 'h';
-		ret = lat_opts_parse(TOOL, c, argv, &o->lat, usage);
-		if (ret != 1) {
-			if (ret)
-				return ret;
-			continue;
-		}
-		switch (c) {
-		case O_MIN:
-			if (lat_parse_size(optarg, &o->min))
-				return lat_bad(TOOL, "bad --min '%s' (want a positive byte count, e.g. 1K)", optarg);
-			break;
-		case O_MAX:
-			if (lat_parse_size(optarg, &o->max))
-				return lat_bad(TOOL, "bad --max '%s' (want a positive byte count, e.g. 256M)", optarg);
-			o->max_set = true;
-			break;
-		case O_SIZES:
-			ret = parse_sizes(optarg, o);
-			if (ret)
-				return ret;
-			break;
-		case 'r':
-			if (lat_parse_uint(optarg, 1, 1000, &o->reps))
-				return lat_bad(TOOL, "bad repetition count '%s' (want 1 to 1000)", optarg);
-			break;
-		case 't':
-			errno = 0;
-			o->budget = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->budget > 0) || o->budget > 86400)
-				return lat_bad(TOOL, "bad time budget '%s' (want seconds, > 0)", optarg);
-			break;
-		case 'e':
-			o->events = strcmp(optarg, "default") ? optarg : DEFAULT_EVENTS;
-			break;
-		case O_SVG:
-			o->svg = optarg;
-			break;
-		case O_FROM:
-			o->from = optarg;
-			break;
-		}
-	}
-	ret = lat_opts_no_arguments(TOOL, argc, argv);
-	if (ret)
+	ret = tool_parse(&cli, argc, argv, &first);
+	if (ret >= 0)
 		return ret;
 	if (o->from && o->measuring_opt)
-		return lat_bad(TOOL, "%s", "--from re-analyses a saved file: only --format, --output and --svg apply");
+		return tool_bad(TOOL, "--from re-analyses a saved file: only --format, --output and --svg apply");
 	if (o->lat.stride && o->lat.pattern != LAT_STRIDE)
-		return lat_bad(TOOL, "%s", "--stride applies to --pattern stride only");
+		return tool_bad(TOOL, "--stride applies to --pattern stride only");
 	if (o->min > o->max)
-		return lat_bad(TOOL, "%s", "--min is above --max");
-	return 0;
+		return tool_bad(TOOL, "--min is above --max");
+	return -1;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -597,7 +589,7 @@ int main(int argc, char **argv)
 	int ret, status = 1;
 
 	ret = parse(argc, argv, &o);
-	if (ret)
+	if (ret >= 0)
 		return ret;
 	if (o.from)
 		return from_file(&o);

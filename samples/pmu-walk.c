@@ -23,13 +23,13 @@ int main(int argc, char **argv)
 	};
 	uint64_t size = 64 << 10, stride = 64, iterations = 0, count, i, it;
 	bool parsable;
-	const struct wl_opt opts[] = {
+	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 64K)",
-		  WL_OPT_SIZE, 4, 1ULL << 30, .value = &size },
+		  TOOL_OPT_SIZE, 4, 1ULL << 30, .value = &size },
 		{ "stride", 't', "BYTES", "distance between loads, a multiple of 4 (default 64)",
-		  WL_OPT_SIZE, 4, 1ULL << 30, 4, .value = &stride },
+		  TOOL_OPT_SIZE, 4, 1ULL << 30, 4, .value = &stride },
 		{ "iterations", 'i', "N", "passes over the array (default: about 1M loads)",
-		  WL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
+		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ NULL },
 	};
 	struct wl_walk_args args;

@@ -12,74 +12,48 @@ void lat_opts_init(struct lat_opts *o)
 	*o = (struct lat_opts){ .seed = 1, .cpu = -1 };
 }
 
-int lat_bad(const char *tool, const char *fmt, const char *arg)
+const char *lat_opt_pattern(const char *arg, void *ctx)
 {
-	fprintf(stderr, "%s: ", tool);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return 2;
+	struct lat_opts *o = ctx;
+
+	return lat_pattern_parse(arg, &o->pattern) ?
+	       "unknown pattern (want chase, stride, page or random)" : NULL;
 }
 
-int lat_opts_parse(const char *tool, int c, char **argv, struct lat_opts *o,
-		   void (*usage)(FILE *f))
+const char *lat_opt_hugepages(const char *arg, void *ctx)
 {
+	struct lat_opts *o = ctx;
+
+	if (lat_pages_parse(arg, &o->pages) || o->pages == LAT_PAGES_BASE)
+		return "want thp or hugetlb";
+	return NULL;
+}
+
+const char *lat_opt_cpu(const char *arg, void *ctx)
+{
+	static char why[128];
+	struct lat_opts *o = ctx;
 	uint64_t v;
 
-	switch (c) {
-	case 'p':
-		if (lat_pattern_parse(optarg, &o->pattern))
-			return lat_bad(tool, "unknown pattern '%s' (want chase, stride, page or random)",
-				       optarg);
-		return 0;
-	case LAT_OPT_STRIDE:
-		if (lat_parse_size(optarg, &o->stride))
-			return lat_bad(tool, "bad stride '%s' (want a positive byte count)", optarg);
-		return 0;
-	case LAT_OPT_HUGE:
-		if (lat_pages_parse(optarg, &o->pages) || o->pages == LAT_PAGES_BASE)
-			return lat_bad(tool, "bad --hugepages '%s' (want thp or hugetlb)", optarg);
-		return 0;
-	case 'c':
-		if (lat_parse_uint(optarg, 0, CPU_SETSIZE - 1, &v))
-			return lat_bad(tool, "bad CPU '%s'", optarg);
-		o->cpu = (int)v;
-		return 0;
-	case 'b':
-		if (pmuser_backend_parse(optarg, &o->backend))
-			return lat_bad(tool, "unknown backend '%s' (want auto, module, perf-mmap, "
-				       "perf-read or clock)", optarg);
-		return 0;
-	case LAT_OPT_SEED:
-		if (lat_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
-			return lat_bad(tool, "bad seed '%s'", optarg);
-		return 0;
-	case 'f':
-		if (lat_format_parse(optarg, &o->format))
-			return lat_bad(tool, "unknown format '%s' (want text, csv or json)", optarg);
-		return 0;
-	case 'o':
-		o->output = optarg;
-		return 0;
-	case LAT_OPT_RAW:
-		o->raw = optarg;
-		return 0;
-	case 'h':
-		usage(stdout);
-		exit(0);
-	case ':':
-		return lat_bad(tool, "option '%s' needs a value", argv[optind - 1]);
-	case '?':
-		return lat_bad(tool, "unknown option '%s' (see --help)", argv[optind - 1]);
-	default:
-		return 1;
-	}
+	if (tool_parse_u64(arg, false, 0, CPU_SETSIZE - 1, &v, why, sizeof(why)))
+		return why;
+	o->cpu = (int)v;
+	return NULL;
 }
 
-int lat_opts_no_arguments(const char *tool, int argc, char **argv)
+const char *lat_opt_backend(const char *arg, void *ctx)
 {
-	if (optind < argc)
-		return lat_bad(tool, "unexpected argument '%s'", argv[optind]);
-	return 0;
+	struct lat_opts *o = ctx;
+
+	return pmuser_backend_parse(arg, &o->backend) ?
+	       "unknown backend (want auto, module, perf-mmap, perf-read or clock)" : NULL;
+}
+
+const char *lat_opt_format(const char *arg, void *ctx)
+{
+	struct lat_opts *o = ctx;
+
+	return lat_format_parse(arg, &o->format) ? "unknown format (want text, csv or json)" : NULL;
 }
 
 uint64_t lat_opts_place(struct lat_opts *o, struct lat_geometry *g)

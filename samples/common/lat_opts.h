@@ -7,13 +7,13 @@
 #ifndef PMUSER_LAT_OPTS_H
 #define PMUSER_LAT_OPTS_H
 
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "lat_buf.h"
 #include "lat_out.h"
 #include "pmuser.h"
+#include "tool_opts.h"
 
 struct lat_opts {
 	uint64_t stride, seed;		/* stride 0: the cache line */
@@ -25,38 +25,40 @@ struct lat_opts {
 	const char *output, *raw;	/* NULL: stdout, no raw file */
 };
 
-/*
- * getopt values of the shared long-only options; a tool numbers its own from 256 up to
- * LAT_OPT_STRIDE - 1.
- */
-enum { LAT_OPT_STRIDE = 300, LAT_OPT_HUGE, LAT_OPT_SEED, LAT_OPT_RAW };
+/* Parsers of the shared options' arguments, for the table entries below (ctx: lat_opts). */
+const char *lat_opt_pattern(const char *arg, void *ctx);
+const char *lat_opt_hugepages(const char *arg, void *ctx);
+const char *lat_opt_cpu(const char *arg, void *ctx);
+const char *lat_opt_backend(const char *arg, void *ctx);
+const char *lat_opt_format(const char *arg, void *ctx);
 
-/* The shared options for getopt_long: short ones (with ':' first, opterr off), long ones. */
-#define LAT_OPTS_SHORT ":p:c:b:f:o:h"
-#define LAT_OPTS_LONG \
-	{ "pattern", required_argument, NULL, 'p' }, \
-	{ "stride", required_argument, NULL, LAT_OPT_STRIDE }, \
-	{ "hugepages", required_argument, NULL, LAT_OPT_HUGE }, \
-	{ "cpu", required_argument, NULL, 'c' }, { "backend", required_argument, NULL, 'b' }, \
-	{ "seed", required_argument, NULL, LAT_OPT_SEED }, \
-	{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' }, \
-	{ "raw", required_argument, NULL, LAT_OPT_RAW }, { "help", no_argument, NULL, 'h' }
+/*
+ * The shared options as tool_opt table entries (tool_opts.h), for o, a struct lat_opts *;
+ * *given is set when one is given. The access pattern and its stride come first in a usage,
+ * the rest after the tool's own options.
+ */
+#define LAT_OPTS_PATTERN(o, given, pattern_help)					\
+	{ "pattern", 'p', "NAME", pattern_help, TOOL_OPT_PARSE, .parse = lat_opt_pattern,	\
+	  .ctx = (o), .seen = (given) },							\
+	{ "stride", 0, "BYTES", "node spacing for stride (default: the cache line)",	\
+	  TOOL_OPT_SIZE, 1, UINT64_MAX, .value = &(o)->stride, .seen = (given) }
+#define LAT_OPTS_COMMON(o, given, format_help, output_help, raw_help)			\
+	{ "hugepages", 0, "KIND", "thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)",	\
+	  TOOL_OPT_PARSE, .parse = lat_opt_hugepages, .ctx = (o), .seen = (given) },	\
+	{ "cpu", 'c', "N", "pin to CPU N (default: the CPU it starts on)", TOOL_OPT_PARSE,	\
+	  .parse = lat_opt_cpu, .ctx = (o), .seen = (given) },				\
+	{ "backend", 'b', "NAME", "auto, module, perf-mmap, perf-read, clock (default auto;"	\
+	  "\nenv PMUSER_BACKEND)", TOOL_OPT_PARSE, .parse = lat_opt_backend, .ctx = (o),	\
+	  .seen = (given) },								\
+	{ "seed", 0, "N", "layout seed (default 1)", TOOL_OPT_NUMBER, 0, UINT64_MAX,		\
+	  .value = &(o)->seed, .seen = (given) },						\
+	{ "format", 'f', "FMT", format_help, TOOL_OPT_PARSE, .parse = lat_opt_format,	\
+	  .ctx = (o) },									\
+	{ "output", 'o', "FILE", output_help, TOOL_OPT_STRING, .string = &(o)->output },	\
+	{ "raw", 0, "FILE", raw_help, TOOL_OPT_STRING, .string = &(o)->raw, .seen = (given) }
 
 /* The defaults: seed 1, CPU -1, everything else zero. */
 void lat_opts_init(struct lat_opts *o);
-
-/* Prints "tool: " and fmt with arg on stderr; returns 2, the exit status of bad input. */
-int lat_bad(const char *tool, const char *fmt, const char *arg);
-
-/*
- * Handles getopt_long's c if it is a shared option or a getopt error: 0 taken, 2 bad input
- * (message printed), 1 not a shared option. -h prints usage() on stdout and exits 0.
- */
-int lat_opts_parse(const char *tool, int c, char **argv, struct lat_opts *o,
-		   void (*usage)(FILE *f));
-
-/* After the getopt loop: 2 (message printed) for a left-over argument, else 0. */
-int lat_opts_no_arguments(const char *tool, int argc, char **argv);
 
 /* Fills in the CPU when none was given, reads its geometry; returns the node spacing. */
 uint64_t lat_opts_place(struct lat_opts *o, struct lat_geometry *g);

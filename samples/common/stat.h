@@ -64,7 +64,6 @@ struct stat_opts {
 
 /* Parses argv into o. 0, or -EINVAL with a message in err; 1 for --help (usage printed). */
 int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen);
-void stat_usage(FILE *f);
 const char *stat_backend_label(enum stat_backend b);
 /* Parses "0,2-3" into ascending unique CPU numbers: count, or -EINVAL. */
 int stat_parse_cpus(const char *s, int *cpus, unsigned int max);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The workload tools' measurement harness and report; see wl_harness.h. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "size_suffix.h"
 #include "wl_harness.h"
 
 #define CALIBRATION_ROUNDS	200
@@ -491,184 +489,33 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-int wl_parse_u64(const char *tool, const char *opt, const char *arg, bool size_suffix,
-		 uint64_t min, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (!arg || !*arg || *arg == '-' || *arg == '+' || *arg == ' ') {
-		fprintf(stderr, "%s: %s: '%s' is not an unsigned number\n", tool, opt,
-			arg ? arg : "");
-		return -1;
-	}
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (end == arg || errno) {
-		fprintf(stderr, "%s: %s: '%s' is not an unsigned number%s\n", tool, opt, arg,
-			errno == ERANGE ? " in range" : "");
-		return -1;
-	}
-	if (size_suffix && *end) {
-		int s = size_suffix_shift(end);
-
-		if (s >= 0) {
-			shift = (unsigned int)s;
-			end += strlen(end);
-		}
-	}
-	if (*end) {
-		fprintf(stderr, "%s: %s: '%s' has trailing characters%s\n", tool, opt, arg,
-			size_suffix ? " (a size may end in K, KB, KiB, M, MB, MiB, G, GB or GiB)" : "");
-		return -1;
-	}
-	if (shift && v > (UINT64_MAX >> shift)) {
-		fprintf(stderr, "%s: %s: '%s' is too large\n", tool, opt, arg);
-		return -1;
-	}
-	v <<= shift;
-	if (v < min || v > max) {
-		fprintf(stderr, "%s: %s: %llu is out of range [%" PRIu64 ", %" PRIu64 "]\n", tool,
-			opt, v, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-#define WL_OPTS_MAX 16
-
-/* "-s, --size SIZE", with the names of the help-less options that follow joined on. */
-static void usage_line(FILE *f, const struct wl_opt *o)
-{
-	char left[64];
-	int n;
-
-	n = snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
-		     o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
-		     o->arg ? " " : "", o->arg ? o->arg : "");
-	for (const struct wl_opt *next = o + 1; next->name && !next->help && n > 0 &&
-	     (size_t)n < sizeof(left); next++)
-		n += snprintf(left + n, sizeof(left) - (size_t)n, ", --%s", next->name);
-	fprintf(f, "  %-23s%s\n", left, o->help);
-}
-
 const char *wl_usage_notes;
 
-static void usage(FILE *f, const char *tool, const char *what, const struct wl_opt *opts)
+static void print_notes(FILE *f)
 {
-	fprintf(f, "usage: %s [options]\n", tool);
-	for (const struct wl_opt *o = opts; o->name; o++)
-		if (o->help)
-			usage_line(f, o);
-	fprintf(f, "  %-23skey=value lines instead of the %s\n", "-p, --parsable", what);
-	fprintf(f, "  -h, --help\n");
-	if (f == stdout && wl_usage_notes)
+	if (wl_usage_notes)
 		fputs(wl_usage_notes, f);
 }
 
-/* Applies option o with argument arg; 0, or -1 after printing why not. */
-static int apply_option(const char *tool, const struct wl_opt *opts, const struct wl_opt *o,
-			const char *arg)
-{
-	char name[48];
-
-	snprintf(name, sizeof(name), "--%s", o->name);
-	switch (o->kind) {
-	case WL_OPT_NUMBER:
-	case WL_OPT_SIZE:
-		if (wl_parse_u64(tool, name, arg, o->kind == WL_OPT_SIZE, o->min, o->max, o->value))
-			return -1;
-		if (o->multiple && *o->value % o->multiple) {
-			fprintf(stderr, "%s: %s: %" PRIu64 " is not a multiple of %" PRIu64 "\n", tool,
-				name, *o->value, o->multiple);
-			return -1;
-		}
-		return 0;
-	case WL_OPT_FLAG:
-		*o->flag = true;
-		return 0;
-	case WL_OPT_CHOICE:
-		if (*o->choice >= 0 && *o->choice != o->choice_value) {
-			const char *sep = "";
-
-			fprintf(stderr, "%s: ", tool);
-			for (const struct wl_opt *other = opts; other->name; other++)
-				if (other->kind == WL_OPT_CHOICE && other->choice == o->choice) {
-					fprintf(stderr, "%s--%s", sep, other->name);
-					sep = " and ";
-				}
-			fprintf(stderr, " exclude each other\n");
-			return -1;
-		}
-		*o->choice = o->choice_value;
-		return 0;
-	}
-	return -1;
-}
-
-int wl_parse_options(const char *tool, const char *what, const struct wl_opt *opts, int argc,
+int wl_parse_options(const char *tool, const char *what, const struct tool_opt *opts, int argc,
 		     char **argv, bool *parsable)
 {
-	/* Long-only options get values past any character. */
-	enum { LONG_ONLY = 256 };
-	struct option longopts[WL_OPTS_MAX + 3];
-	char shortopts[2 * WL_OPTS_MAX + 3];
-	unsigned int n = 0, s = 0;
-	int c;
+	struct tool_opt all[WL_OPTS_MAX + 2] = { { NULL } };
+	char help[64];
+	unsigned int n;
+	int first, status;
 
-	for (; opts[n].name; n++) {
-		const struct wl_opt *o = &opts[n];
-		bool has_arg = o->kind == WL_OPT_NUMBER || o->kind == WL_OPT_SIZE;
-
-		if (n == WL_OPTS_MAX) {
-			fprintf(stderr, "%s: internal error: more than %d options\n", tool,
-				WL_OPTS_MAX);
-			return 2;
-		}
-		longopts[n] = (struct option){ o->name, has_arg ? required_argument : no_argument,
-					       NULL, o->short_name ? o->short_name : LONG_ONLY + (int)n };
-		if (o->short_name) {
-			shortopts[s++] = o->short_name;
-			if (has_arg)
-				shortopts[s++] = ':';
-		}
+	for (n = 0; opts[n].name; n++) {
+		if (n == WL_OPTS_MAX)
+			return tool_bad(tool, "internal error: more than %d options", WL_OPTS_MAX);
+		all[n] = opts[n];
 	}
-	longopts[n] = (struct option){ "parsable", no_argument, NULL, 'p' };
-	longopts[n + 1] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[n + 2] = (struct option){ NULL, 0, NULL, 0 };
-	shortopts[s++] = 'p';
-	shortopts[s++] = 'h';
-	shortopts[s] = '\0';
-
+	snprintf(help, sizeof(help), "key=value lines instead of the %s", what);
 	*parsable = false;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct wl_opt *o = NULL;
-
-		if (c == 'p') {
-			*parsable = true;
-			continue;
-		}
-		if (c == 'h') {
-			usage(stdout, tool, what, opts);
-			return 0;
-		}
-		for (unsigned int i = 0; i < n && !o; i++)
-			if (c == (opts[i].short_name ? opts[i].short_name : LONG_ONLY + (int)i))
-				o = &opts[i];
-		if (!o) {
-			usage(stderr, tool, what, opts);
-			return 2;
-		}
-		if (apply_option(tool, opts, o, optarg))
-			return 2;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", tool, argv[optind]);
-		return 2;
-	}
-	return -1;
+	all[n] = (struct tool_opt){ "parsable", 'p', NULL, help, TOOL_OPT_FLAG, .flag = parsable };
+	status = tool_parse(&(struct tool_cli){ .tool = tool, .opts = all, .notes = print_notes },
+			    argc, argv, &first);
+	return status;
 }
 
 uint64_t wl_passes_for_1m(uint64_t n)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pmuser.h"
+#include "tool_opts.h"
 #include "wl_kernels.h"
 
 /*
@@ -100,45 +101,15 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 const char *wl_group(char *buf, size_t len, uint64_t v);
 
 /* ---- options ------------------------------------------------------------------------------ */
-/*
- * Parses arg for option opt as an unsigned decimal (sizes may end in K, M or G: binary
- * units) within [min, max]; prints "tool: --opt: reason" and returns -1 otherwise.
- */
-int wl_parse_u64(const char *tool, const char *opt, const char *arg, bool size_suffix,
-		 uint64_t min, uint64_t max, uint64_t *out);
+/* Options per workload tool, besides -p/--parsable and -h/--help, which every one takes. */
+#define WL_OPTS_MAX 16
 
 /*
- * One option of a workload tool. Every tool also takes -p/--parsable and -h/--help, which
- * wl_parse_options() adds; the usage lists the options in table order.
+ * Parses argv by the table (tool_opts.h) with -p/--parsable added; "what" is what --parsable
+ * replaces in the usage ("report"). Returns -1 to go on, or the exit status: 0 after --help,
+ * 2 after bad input.
  */
-enum wl_opt_kind {
-	WL_OPT_NUMBER,		/* *value = an unsigned decimal in [min, max] */
-	WL_OPT_SIZE,		/* the same, with a K/M/G suffix allowed */
-	WL_OPT_FLAG,		/* *flag = true */
-	WL_OPT_CHOICE,		/* *choice = choice_value; the options sharing choice exclude
-				 * each other (*choice starts below 0) */
-};
-
-struct wl_opt {
-	const char *name;	/* long name without "--"; NULL ends the table */
-	char short_name;	/* 0: long only */
-	const char *arg;	/* the argument's name in the usage; NULL for flags and choices */
-	const char *help;	/* NULL: listed on the line of the option before it */
-	enum wl_opt_kind kind;
-	uint64_t min, max;
-	uint64_t multiple;	/* numbers must be a multiple of it (0: any) */
-	uint64_t *value;
-	bool *flag;
-	int *choice;
-	int choice_value;
-};
-
-/*
- * Parses argv by the table; "what" is what --parsable replaces in the usage ("report").
- * Returns -1 to go on, or the exit status: 0 after --help (usage on stdout), 2 after bad
- * input (reason on stderr, with the usage for an unknown option).
- */
-int wl_parse_options(const char *tool, const char *what, const struct wl_opt *opts, int argc,
+int wl_parse_options(const char *tool, const char *what, const struct tool_opt *opts, int argc,
 		     char **argv, bool *parsable);
 /* Text --help prints after the options (what a tool's output keys mean); NULL: none. */
 extern const char *wl_usage_notes;

@@ -4,6 +4,7 @@
  * output with status 0, an unknown option is an error on standard error with status 2, and a
  * size takes the same suffixes in every tool.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,45 @@ TEST(unknown_option_is_a_usage_error)
 		snprintf(cmd, sizeof(cmd), BIN "%s --no-such-option 2>&1 >/dev/null", tools[i]);
 		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
 		EXPECT_NE(0U, strlen(out)) TH_LOG("%s said nothing on stderr", tools[i]);
+	}
+}
+
+/*
+ * Every long option a usage lists (its left column) is one the tool takes: given before
+ * --help, none is an unknown option.
+ */
+TEST(help_lists_only_real_options)
+{
+	char cmd[512], out[16384], res[4096];
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		unsigned int checked = 0;
+
+		snprintf(cmd, sizeof(cmd), BIN "%s --help", tools[i]);
+		ASSERT_EQ(0, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
+		for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+			char *end, *p;
+
+			if (strncmp(line, "  -", 3) && strncmp(line, "      --", 8))
+				continue;
+			end = strstr(line + 2, "  ");
+			if (end)
+				*end = '\0';
+			for (p = strstr(line, "--"); p; p = strstr(p + 2, "--")) {
+				size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+				bool arg = p[2 + n] == ' ' && p[3 + n] >= 'A' && p[3 + n] <= 'Z';
+
+				if (!n || !strncmp(p, "--help", 6))
+					continue;
+				snprintf(cmd, sizeof(cmd), BIN "%s --%.*s%s --help 2>&1", tools[i],
+					 (int)n, p + 2, arg ? "=1" : "");
+				tool_run(cmd, false, res, sizeof(res));
+				EXPECT_EQ(NULL, strstr(res, "unknown option")) TH_LOG("%s: %s", cmd, res);
+				checked++;
+			}
+		}
+		if (strcmp(tools[i], "pmu-hello") && strcmp(tools[i], "pmu-spin"))
+			EXPECT_NE(0U, checked) TH_LOG("%s: no options found in its usage", tools[i]);
 	}
 }
 

@@ -84,7 +84,7 @@ TEST(options_refused)
 		{ "-C", "a", "x", "-C 'a'" },
 		{ "--backend", "gpu", "x", "--backend 'gpu'" },
 		{ "-p", "nope", "x", "unknown preset 'nope'" },
-		{ "-e", "", "x", "-e needs" },
+		{ "-e", "", "x", "-e ''" },
 		{ "--bogus", "x", NULL, "unknown option '--bogus'" },
 		{ "-Z", "x", NULL, "unknown option '-Z'" },
 		{ "-e", NULL, NULL, "needs an argument" },
