@@ -92,6 +92,13 @@ static void print_count(FILE *f, const struct stat_event *e, bool show_scaled)
 	fputc('\n', f);
 }
 
+/* The closing lines perf stat prints, for readers and scripts used to them. */
+static void times(FILE *f, const struct stat_result *r)
+{
+	fprintf(f, "\n%17.9f seconds time elapsed\n\n%17.9f seconds user\n%17.9f seconds sys\n",
+		(double)r->elapsed_ns / 1e9, tv_s(&r->ru.ru_utime), tv_s(&r->ru.ru_stime));
+}
+
 int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		     const struct stat_sys *sys, const struct stat_result *r)
 {
@@ -142,6 +149,7 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 
 	if (!counted) {
 		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
+		times(f, r);
 		return ferror(f) ? -EIO : 0;
 	}
 	fprintf(f, "\nPerformance events\n");
@@ -202,6 +210,7 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 			fputc('\n', f);
 		}
 	}
+	times(f, r);
 	return ferror(f) ? -EIO : 0;
 }
 

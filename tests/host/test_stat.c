@@ -591,4 +591,24 @@ TEST(outputs_opened_before_the_command_runs)
 	EXPECT_EQ(0, access("/tmp/pmuser-stat.svg", F_OK));
 }
 
+/* The text report ends as perf stat's does: elapsed, user and system seconds. */
+TEST(text_report_ends_like_perf_stat)
+{
+	char out[8192], cmd[512], *tail;
+	double elapsed = 0, user = -1, sys = -1;
+
+	snprintf(cmd, sizeof(cmd), "%s -- sleep 0.2", STAT_BIN);
+	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	tail = strstr(out, "seconds time elapsed");
+	ASSERT_NE(NULL, tail) TH_LOG("%s", out);
+	while (tail > out && tail[-1] != '\n')
+		tail--;
+	ASSERT_EQ(3, sscanf(tail, " %lf seconds time elapsed %lf seconds user %lf seconds sys",
+			    &elapsed, &user, &sys)) TH_LOG("%s", tail);
+	EXPECT_GE(elapsed, 0.2);
+	EXPECT_LT(elapsed, 30.0);
+	EXPECT_GE(user, 0.0);
+	EXPECT_GE(sys, 0.0);
+}
+
 TEST_HARNESS_MAIN
