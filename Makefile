@@ -6,7 +6,7 @@
 #                    make check        host tests + every emulated target; ends "N passed, N failed"
 #                    make check-quick  host, static and the arm64-6.12 guest (the inner loop)
 #                    make check-TARGET one target (see TARGETS below)
-#                    make vm-run TARGET=arm64-6.1 CMD='pmu-info' [FILES='a b']
+#                    make vm-run TARGET=arm64-6.1 CMD='pmu-info' [FILES='a b'] [RESULTS=dir]
 #                    make setup        install host packages, fetch kernels (done on demand too)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -134,5 +134,7 @@ check-quick:
 demo:
 	bash $(TOP)/emu/demo.sh
 
+# CMD and FILES reach the shell as given: make expands neither, single quotes survive.
 vm-run:
-	bash $(TOP)/emu/vm-run.sh $(TARGET) '$(CMD)' '$(FILES)'
+	PMUSER_RESULTS='$(subst ','\'',$(value RESULTS))' bash $(TOP)/emu/vm-run.sh $(TARGET) \
+		'$(subst ','\'',$(value CMD))' '$(subst ','\'',$(value FILES))'

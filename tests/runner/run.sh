@@ -1,7 +1,8 @@
 #!/bin/bash
 # The guest runner's own test, as TAP: a module that WARNs on load must fail the in-guest
 # suite (dmesg scan), a clean run must pass, the job's status must reach the host, and a test
-# that outruns its time must be stopped and named. Uses the arm64-6.1 target.
+# that outruns its time must be stopped and named, and make vm-run must pass its command
+# verbatim and bring results back. Uses the arm64-6.1 target.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -68,6 +69,23 @@ if [ $rc = 125 ] &&
 else
 	echo "not ok 4 a test that outruns its time is stopped and named (exit $rc)"
 	sed 's/^/# /' "$out/hang.out" "$out/hang.err" | tail -n 20
+	status=1
+fi
+# make vm-run: CMD reaches the guest's shell as written ($X, a single quote), its status comes
+# back (make reports it as Error 3), and /root/out comes back into RESULTS.
+rm -rf "$out/results"
+make -s -C "$PMUSER_TOP" vm-run TARGET=arm64-6.1 RESULTS="$out/results" \
+	CMD='X=dollar; echo "got $X it'"'"'s"; echo made >out/made.txt; false; exit 3' \
+	>"$out/vm-run.out" 2>"$out/vm-run.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'vm-run\] Error 3' "$out/vm-run.err" &&
+	grep -q "^got dollar it's" "$out/vm-run.out" &&
+	[ "$(cat "$out/results/made.txt" 2>/dev/null)" = made ] &&
+	! grep -q '@@PMUSER-RESULTS' "$out/vm-run.out"; then
+	echo "ok 5 make vm-run passes CMD verbatim and brings /root/out back"
+else
+	echo "not ok 5 make vm-run passes CMD verbatim and brings /root/out back (exit $rc)"
+	sed 's/^/# /' "$out/vm-run.out" "$out/vm-run.err" | tail -n 20
 	status=1
 fi
 exit $status
