@@ -103,6 +103,105 @@ unload:
 clean:
 	rm -rf $(TOP)/build
 
+# ---- install -------------------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR= INCLUDEDIR= BINDIR= MANDIR= SYSCONFDIR=]
+# installs the library (static, and shared with soname libpmuser.so.$(SOVERSION)), the headers,
+# pmuser.pc, the tools, the man pages and the boot-time files; make dkms-install puts the
+# module's source under /usr/src for DKMS and builds it for the running kernel.
+VERSION := 0.1.0
+SOVERSION := 0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SYSCONFDIR ?= /etc
+DKMS_SRC ?= /usr/src/pmuser-$(VERSION)
+INSTALL ?= install
+
+LIB_PIC_OBJS := $(patsubst $(TOP)/userlib/%.c,$(OUT)/userlib-pic/%.o,$(LIB_SRCS))
+SHLIB := $(OUT)/libpmuser.so.$(VERSION)
+$(OUT)/userlib-pic/%.o: $(TOP)/userlib/%.c $(wildcard $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PMUSER_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+$(SHLIB): $(LIB_PIC_OBJS) $(TOP)/userlib/libpmuser.map
+	$(CC) -shared $(CFLAGS) $(filter-out -static,$(LDFLAGS)) -Wl,-soname,libpmuser.so.$(SOVERSION) \
+		-Wl,--version-script=$(TOP)/userlib/libpmuser.map -o $@ $(LIB_PIC_OBJS) $(LDLIBS)
+shlib: $(SHLIB)
+
+# Tool pages are made from each tool's --help, run on the build machine: the option tables
+# are the same on every architecture.
+HOST_BIN := $(TOP)/build/host/bin
+TOOL_NAMES := $(patsubst $(TOP)/samples/%.c,%,$(SAMPLE_SRCS))
+TOOL_PAGES := $(patsubst %,$(OUT)/man/%.1,$(TOOL_NAMES))
+$(OUT)/man/%.1: FORCE
+	+$(MAKE) -s OUT=$(TOP)/build/host CROSS_COMPILE= CFLAGS='-O2 -g' LDFLAGS= \
+		OVH_PEER_CFLAGS= OVH_PEER_LIBS= $(HOST_BIN)/$*
+	@mkdir -p $(dir $@)
+	bash $(TOP)/man/tool-page.sh $* $(VERSION) $(HOST_BIN)/$* >$@.tmp && mv $@.tmp $@
+man-pages: $(TOOL_PAGES)
+FORCE:
+
+install: lib shlib samples man-pages
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(SYSCONFDIR)/udev/rules.d \
+		$(DESTDIR)$(SYSCONFDIR)/modules-load.d $(DESTDIR)$(SYSCONFDIR)/sysctl.d \
+		$(DESTDIR)$(SYSCONFDIR)/modprobe.d
+	$(INSTALL) -m 644 $(OUT)/libpmuser.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libpmuser.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpmuser.so.$(SOVERSION)
+	ln -sf libpmuser.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpmuser.so
+	$(INSTALL) -m 644 $(TOP)/userlib/pmuser.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(TOP)/uapi/linux/pmuser.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' $(TOP)/packaging/pmuser.pc.in \
+		>$(DESTDIR)$(PKGCONFIGDIR)/pmuser.pc
+	$(INSTALL) -m 755 $(SAMPLES) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(TOOL_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(wildcard $(TOP)/man/*.3) $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 $(wildcard $(TOP)/man/*.7) $(DESTDIR)$(MANDIR)/man7/
+	$(INSTALL) -m 644 $(TOP)/packaging/60-pmuser.rules $(DESTDIR)$(SYSCONFDIR)/udev/rules.d/
+	$(INSTALL) -m 644 $(TOP)/packaging/modules-load.conf \
+		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/pmuser.conf
+	$(INSTALL) -m 644 $(TOP)/packaging/sysctl.conf $(DESTDIR)$(SYSCONFDIR)/sysctl.d/60-pmuser.conf
+	$(INSTALL) -m 644 $(TOP)/packaging/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/pmuser.conf
+	$(MAKE) -s dkms-tree DKMS_SRC=$(DKMS_SRC)
+
+# The module's source as DKMS wants it: dkms.conf beside Kbuild, module/ and uapi/.
+dkms-tree:
+	$(INSTALL) -d $(DESTDIR)$(DKMS_SRC)/module $(DESTDIR)$(DKMS_SRC)/uapi/linux
+	$(INSTALL) -m 644 $(TOP)/Kbuild $(DESTDIR)$(DKMS_SRC)/
+	$(INSTALL) -m 644 $(wildcard $(TOP)/module/*.[ch]) $(DESTDIR)$(DKMS_SRC)/module/
+	$(INSTALL) -m 644 $(TOP)/uapi/linux/pmuser.h $(DESTDIR)$(DKMS_SRC)/uapi/linux/
+	sed 's|@VERSION@|$(VERSION)|' $(TOP)/packaging/dkms.conf.in >$(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+# On the board, as root, after make install: DKMS rebuilds the module at every kernel update.
+dkms-install: dkms-tree
+	dkms add pmuser/$(VERSION) || dkms status pmuser/$(VERSION) | grep -q .
+	dkms install pmuser/$(VERSION)
+	getent group pmuser >/dev/null || groupadd --system pmuser
+	-udevadm control --reload && udevadm trigger --name-match=pmuser
+	-sysctl -q -p $(SYSCONFDIR)/sysctl.d/60-pmuser.conf
+	modprobe pmuser
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libpmuser.a $(DESTDIR)$(LIBDIR)/libpmuser.so* \
+		$(DESTDIR)$(PKGCONFIGDIR)/pmuser.pc $(DESTDIR)$(INCLUDEDIR)/pmuser.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/pmuser.h \
+		$(addprefix $(DESTDIR)$(BINDIR)/,$(TOOL_NAMES)) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(addsuffix .1,$(TOOL_NAMES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard $(TOP)/man/*.3))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard $(TOP)/man/*.7))) \
+		$(DESTDIR)$(SYSCONFDIR)/udev/rules.d/60-pmuser.rules \
+		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/pmuser.conf \
+		$(DESTDIR)$(SYSCONFDIR)/sysctl.d/60-pmuser.conf \
+		$(DESTDIR)$(SYSCONFDIR)/modprobe.d/pmuser.conf
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+
+.PHONY: shlib man-pages install dkms-tree dkms-install uninstall FORCE
+
 # ---- x86 host: emulated targets ----------------------------------------------------------
 TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt
 TARGET ?= arm64-6.1

@@ -33,6 +33,20 @@ trap 'rm -f "$log"' EXIT
 status=0
 "${mk[@]}" user guest-tests CROSS_COMPILE="$T_CROSS" LDFLAGS=-static \
 	CFLAGS="-O2 -g $T_CFLAGS" "${peers[@]}" >"$log" 2>&1 || status=$?
+# What make install puts on a board, and a program built against it from outside the tree
+# (pkg-config pmuser, static like everything in the guest), which tests/guest/test_install
+# runs as a member of the pmuser group.
+inst=$T_BUILD/install
+if [ "$status" = 0 ]; then
+	rm -rf "$inst"
+	"${mk[@]}" install CROSS_COMPILE="$T_CROSS" LDFLAGS=-static CFLAGS="-O2 -g $T_CFLAGS" \
+		PREFIX=/usr DESTDIR="$inst" >>"$log" 2>&1 &&
+	PKG_CONFIG_SYSROOT_DIR=$inst PKG_CONFIG_LIBDIR=$inst/usr/lib/pkgconfig \
+		"${T_CROSS}gcc" -O2 $T_CFLAGS -static -o "$T_BUILD/bin/pmuser-oot" \
+		"$PMUSER_TOP/tests/install/pmuser-oot.c" \
+		$(PKG_CONFIG_SYSROOT_DIR=$inst PKG_CONFIG_LIBDIR=$inst/usr/lib/pkgconfig \
+			pkg-config --static --cflags --libs pmuser) >>"$log" 2>&1 || status=$?
+fi
 grep -v -e "statically linked applications requires at runtime" -e "in function \`" "$log" >&2 ||
 	true
 exit "$status"

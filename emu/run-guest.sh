@@ -36,6 +36,8 @@ for m in ${PMUSER_EXTRA_MODULES:-}; do cp "$m" "$stage/lib/modules/"; done
 [ -d "$T_BUILD/bin" ] && cp "$T_BUILD"/bin/* "$stage/bin/" 2>/dev/null || true
 find "$T_BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/tests/" \; 2>/dev/null || true
 for f in "$@"; do cp -r "$f" "$stage/root/"; done
+# The boot-time files make install wrote (build.sh), as a package would leave them.
+[ -d "$T_BUILD/install/etc" ] && cp -r "$T_BUILD/install/etc/." "$stage/etc/"
 # Debian's perf (setup.sh fetch_perf) with the shared libraries it needs, as /bin/perf.
 perf_root=$PMUSER_CACHE/perf-arm64/root
 if [ "$T_DEBARCH" = arm64 ] && compgen -G "$PMUSER_CACHE/perf-arm64/ready-*" >/dev/null; then

@@ -42,6 +42,27 @@ for t in $PMUSER_TARGETS; do
 	fi
 done
 
+# The module source as make install leaves it for DKMS builds with dkms.conf's own MAKE line,
+# sourced as dkms sources it (kernel_source_dir and dkms_tree set, the source copied to the
+# build tree), for one 64-bit and one 32-bit target.
+for t in arm64-6.1 armhf-6.1; do
+	pmuser_target "$t"
+	dk=$tmp/dkms-$t
+	rm -rf "$dk"
+	if make -s -C "$PMUSER_TOP" dkms-tree DESTDIR="$dk" DKMS_SRC=/src >"$tmp/dk" 2>&1 &&
+		(kernel_source_dir=$T_KDIR dkms_tree=$dk/tree
+		 . "$dk/src/dkms.conf"
+		 build=$dkms_tree/$PACKAGE_NAME/$PACKAGE_VERSION/build
+		 mkdir -p "$build" && cp -r "$dk/src/." "$build/" &&
+		 [ "${BUILT_MODULE_NAME[0]}" = pmuser ] &&
+		 eval "${MAKE[0]} ARCH=$T_ARCH CROSS_COMPILE=$T_CROSS" &&
+		 [ -f "$build/pmuser.ko" ]) >>"$tmp/dk" 2>&1; then
+		result OK "$t: the DKMS tree builds pmuser.ko with dkms.conf's MAKE"
+	else
+		result FAIL "$t: the DKMS tree builds pmuser.ko with dkms.conf's MAKE" "$tmp/dk"
+	fi
+done
+
 # disasm_check NAME CC OBJDUMP CFLAGS EXPECT_FN [PREFIX]: compile readers.c, disassemble each
 # function (PREFIX0..PREFIX31, read_counter_ by default, and the cycle readers), and ask
 # EXPECT_FN for the instruction that must appear in it.
