@@ -349,25 +349,30 @@ static int open_backend(struct pmuser_counters *c, enum pmuser_backend b, char *
 	return ret;
 }
 
-static int check_attr(const struct pmuser_counters_attr *a)
+/* NULL, or what is wrong with the attributes. */
+static const char *check_attr(const struct pmuser_counters_attr *a)
 {
 	const uint32_t known = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_OPTIONAL |
 			       PMUSER_COUNTERS_NO_GROUP | PMUSER_COUNTERS_INHERIT |
 			       PMUSER_COUNTERS_ENABLE_ON_EXEC | PMUSER_COUNTERS_DISABLED;
 	size_t i;
 
-	if (a->flags & ~known || a->backend > PMUSER_BACKEND_CLOCK)
-		return -EINVAL;
-	if (a->nr_events > PMUSER_MAX_EVENTS || a->cycle_flags & ~PMUSER_COUNT_MASK)
-		return -EINVAL;
+	if (a->flags & ~known)
+		return "unknown flags";
+	if (a->backend > PMUSER_BACKEND_CLOCK)
+		return "unknown backend";
+	if (a->nr_events > PMUSER_MAX_EVENTS)
+		return "more events than PMUSER_MAX_EVENTS";
+	if (a->cycle_flags & ~PMUSER_COUNT_MASK)
+		return "unknown cycle_flags";
 	if (!a->nr_events && !(a->flags & PMUSER_COUNTERS_CYCLES))
-		return -EINVAL;
+		return "no counters: neither events nor PMUSER_COUNTERS_CYCLES";
 	if (a->pid < -1 || a->cpu < -1 || (a->pid == -1 && a->cpu == -1))
-		return -EINVAL;
+		return "bad pid or cpu (pid -1 needs a cpu)";
 	for (i = 0; i < a->nr_events; i++)
 		if (a->events[i].event > 0xffff || a->events[i].flags & ~PMUSER_COUNT_MASK)
-			return -EINVAL;
-	return 0;
+			return "an event number above 0xffff or unknown event flags";
+	return NULL;
 }
 
 static uint32_t count_flags(uint32_t flags)
@@ -389,21 +394,21 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 	};
 	enum pmuser_backend want = attr->backend;
 	struct pmuser_counters *c;
-	const char *env;
+	const char *env, *bad;
 	unsigned int i;
 	int ret;
 
 	if (why && whylen)
 		why[0] = '\0';
-	ret = check_attr(attr);
-	if (ret) {
-		why_add(why, whylen, "invalid counter attributes; ");
-		return ret;
+	bad = check_attr(attr);
+	if (bad) {
+		why_add(why, whylen, "invalid counter attributes: %s", bad);
+		return -EINVAL;
 	}
 	env = getenv("PMUSER_BACKEND");
 	if (want == PMUSER_BACKEND_AUTO && env && *env) {
 		if (pmuser_backend_parse(env, &want)) {
-			why_add(why, whylen, "PMUSER_BACKEND='%s' is not auto, module, perf-mmap, perf-read or clock; ",
+			why_add(why, whylen, "PMUSER_BACKEND='%s' is not auto, module, perf-mmap, perf-read or clock",
 				env);
 			return -EINVAL;
 		}
