@@ -46,7 +46,10 @@ int main(int argc, char **argv)
 	char *mem, what[200], legend[160], buf[32];
 	int status;
 
-	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	status = wl_parse_options(TOOL,
+				  "Pointer chase through cache-line nodes in a random order, counted against the\n"
+				  "prediction.",
+				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
 	nodes = size / line;

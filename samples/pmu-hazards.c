@@ -63,7 +63,10 @@ int main(int argc, char **argv)
 	unsigned int ncols = 0, k;
 	int status;
 
-	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	status = wl_parse_options(TOOL,
+				  "Pipeline hazard kernels in pairs of equal instruction count: the cycle difference\n"
+				  "of a pair is its hazard's cost.",
+				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
 	random_bytes = malloc((size_t)size);

@@ -58,7 +58,10 @@ int main(int argc, char **argv)
 	char what[160], legend[80];
 	int status, k;
 
-	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	status = wl_parse_options(TOOL,
+				  "Integer matrix multiply in (i, j, k) and (i, k, j) order, counted against the\n"
+				  "prediction.",
+				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
 	bytes = (size_t)(n * n) * sizeof(int32_t);

@@ -42,7 +42,10 @@ int main(int argc, char **argv)
 	int64_t mis, br;
 	char *array, what[200], legend[200], b1[32], b2[32];
 
-	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	status = wl_parse_options(TOOL,
+				  "Branch-mispredict kernel: counts the '1' bytes of a random array of '0'/'1' bytes,\n"
+				  "one unpredictable branch per byte.",
+				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
 	array = malloc((size_t)size);

@@ -685,7 +685,9 @@ int main(int argc, char **argv)
 	int status;
 
 	wl_usage_notes = notes;
-	status = wl_parse_options(TOOL, "table", opts, argc, argv, &parsable);
+	status = wl_parse_options(TOOL,
+				  "What reading counters costs, for every way of reading, side by side in one run.",
+				  "table", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
 

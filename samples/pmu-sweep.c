@@ -147,6 +147,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	};
 	const struct tool_cli cli = {
 		.tool = TOOL, .opts = opts, .notes = notes,
+		.about = "Load latency against working-set size, and the cache and TLB tiers it shows.",
 		.synopsis = "[options]            measure, then detect tiers\n"
 			    "       " TOOL " --from FILE [-f FMT] [-o FILE] [--svg FILE]   re-analyse a saved CSV",
 	};

@@ -39,7 +39,10 @@ int main(int argc, char **argv)
 	char what[200], legend[160], b1[32];
 	int status;
 
-	status = wl_parse_options(TOOL, "report", opts, argc, argv, &parsable);
+	status = wl_parse_options(TOOL,
+				  "Array walk: one 32-bit load every STRIDE bytes, repeatedly, counted against the\n"
+				  "prediction.",
+				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
 	count = size / stride;

@@ -497,13 +497,13 @@ static void print_notes(FILE *f)
 		fputs(wl_usage_notes, f);
 }
 
-int wl_parse_options(const char *tool, const char *what, const struct tool_opt *opts, int argc,
-		     char **argv, bool *parsable)
+int wl_parse_options(const char *tool, const char *about, const char *what,
+		     const struct tool_opt *opts, int argc, char **argv, bool *parsable)
 {
 	struct tool_opt all[WL_OPTS_MAX + 2] = { { NULL } };
 	char help[64];
 	unsigned int n;
-	int first, status;
+	int first;
 
 	for (n = 0; opts[n].name; n++) {
 		if (n == WL_OPTS_MAX)
@@ -513,9 +513,8 @@ int wl_parse_options(const char *tool, const char *what, const struct tool_opt *
 	snprintf(help, sizeof(help), "key=value lines instead of the %s", what);
 	*parsable = false;
 	all[n] = (struct tool_opt){ "parsable", 'p', NULL, help, TOOL_OPT_FLAG, .flag = parsable };
-	status = tool_parse(&(struct tool_cli){ .tool = tool, .opts = all, .notes = print_notes },
-			    argc, argv, &first);
-	return status;
+	return tool_parse(&(struct tool_cli){ .tool = tool, .about = about, .opts = all,
+					      .notes = print_notes }, argc, argv, &first);
 }
 
 uint64_t wl_passes_for_1m(uint64_t n)

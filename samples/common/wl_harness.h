@@ -105,12 +105,12 @@ const char *wl_group(char *buf, size_t len, uint64_t v);
 #define WL_OPTS_MAX 16
 
 /*
- * Parses argv by the table (tool_opts.h) with -p/--parsable added; "what" is what --parsable
- * replaces in the usage ("report"). Returns -1 to go on, or the exit status: 0 after --help,
- * 2 after bad input.
+ * Parses argv by the table (tool_opts.h) with -p/--parsable added; about is the usage's line
+ * on what the tool does, "what" is what --parsable replaces ("report"). Returns -1 to go on,
+ * or the exit status: 0 after --help, 2 after bad input.
  */
-int wl_parse_options(const char *tool, const char *what, const struct tool_opt *opts, int argc,
-		     char **argv, bool *parsable);
+int wl_parse_options(const char *tool, const char *about, const char *what,
+		     const struct tool_opt *opts, int argc, char **argv, bool *parsable);
 /* Text --help prints after the options (what a tool's output keys mean); NULL: none. */
 extern const char *wl_usage_notes;
 
