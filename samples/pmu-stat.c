@@ -6,8 +6,9 @@
  * per task through perf wherever the command runs, or rpistat's own TDM on one CPU through
  * the pmuser module; clock-only where there is no PMU.
  *
- * usage: pmu-stat [-e EVENTS]... [-p PRESET] [-I MS] [-o FILE] [--csv|--json] [--per-cpu]
- *                 [-C CPUS] [--backend B] [--periods FILE] [--plot FILE.svg] -- command args
+ * usage: pmu-stat [-e EVENTS]... [-p PRESET] [-I MS] [-o FILE] [--csv|--json|-x SEP] [-r N]
+ *                 [--per-cpu] [-C CPUS] [--backend B] [--periods FILE] [--plot FILE.svg]
+ *                 -- command args
  *
  * Everything that can be wrong (options, event names, set sizes, the command's path, the
  * counters) is found before the command runs; the command starts only once every counter
@@ -15,6 +16,7 @@
  */
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,8 @@ static int write_report(FILE *f, void *arg)
 		return stat_report_csv(f, &x->o, &x->s, &x->sys, &x->r);
 	case STAT_JSON:
 		return stat_report_json(f, &x->o, &x->s, &x->sys, &x->r);
+	case STAT_SEP:
+		return stat_report_sep(f, &x->o, &x->s, &x->r);
 	default:
 		return stat_report_text(f, &x->o, &x->s, &x->sys, &x->r);
 	}
@@ -80,6 +84,102 @@ static int write_plot(FILE *f, void *arg)
 
 	snprintf(title, sizeof(title), "pmu-stat: %s", x->o.argv[0]);
 	return stat_periods_plot(f, &x->s, &x->r, title);
+}
+
+/* Sums over the runs of -r: per event (the cycle counter last) its counted runs. */
+struct runs_acc {
+	double sum[STAT_MAX_EVENTS + 1], sumsq[STAT_MAX_EVENTS + 1];
+	double raw[STAT_MAX_EVENTS + 1], duty[STAT_MAX_EVENTS + 1];
+	unsigned int counted[STAT_MAX_EVENTS + 1];
+	double elapsed, elapsed_sq;
+	unsigned int runs;
+};
+
+static void acc_event(struct runs_acc *a, size_t i, const struct stat_event *e)
+{
+	if (!e->supported || e->duty <= 0)
+		return;
+	a->sum[i] += e->scaled;
+	a->sumsq[i] += e->scaled * e->scaled;
+	a->raw[i] += (double)e->raw;
+	a->duty[i] += e->duty;
+	a->counted[i]++;
+}
+
+/* Relative standard deviation in % of n values with sum and sum of squares. */
+static double rel_stddev(double sum, double sumsq, unsigned int n)
+{
+	double mean = n ? sum / n : 0, var;
+
+	if (n < 2 || mean <= 0)
+		return 0;
+	var = (sumsq - n * mean * mean) / (n - 1);
+	return var > 0 ? 100.0 * sqrt(var) / mean : 0;
+}
+
+/* An event's mean over the runs it was counted in; never counted stays not counted. */
+static void mean_event(const struct runs_acc *a, size_t i, struct stat_event *e)
+{
+	unsigned int n = a->counted[i];
+
+	if (!n) {
+		e->raw = 0;
+		e->scaled = e->duty = 0;
+		return;
+	}
+	e->scaled = a->sum[i] / n;
+	e->raw = (uint64_t)(a->raw[i] / n + 0.5);
+	e->duty = a->duty[i] / n;
+	e->stddev_pct = rel_stddev(a->sum[i], a->sumsq[i], n);
+}
+
+/*
+ * Runs the command o.repeat times, leaving the means in x (one run: its counts as they are).
+ * A run that fails or exits non-zero ends the repeats. 0, or the first failure's -errno with
+ * the reason in err (x then holds the runs before it, x->r.runs of them).
+ */
+static int measure_runs(struct run *x, char *err, size_t errlen)
+{
+	struct runs_acc *a = calloc(1, sizeof(*a));
+	unsigned int k;
+	size_t i;
+	int ret = 0;
+
+	if (!a)
+		return stat_fail(-ENOMEM, err, errlen, "out of memory");
+	for (k = 0; k < x->o.repeat; k++) {
+		if (k) {
+			stat_periods_free(&x->r.periods);
+			for (i = 0; i < x->s.nr_events; i++) {
+				struct stat_event *e = &x->s.ev[i];
+
+				e->raw = 0;
+				e->scaled = e->duty = 0;
+				e->periods = 0;
+			}
+		}
+		ret = stat_measure(&x->o, &x->s, &x->sys, &x->r, err, errlen);
+		if (ret)
+			break;
+		for (i = 0; i < x->s.nr_events; i++)
+			acc_event(a, i, &x->s.ev[i]);
+		acc_event(a, STAT_MAX_EVENTS, &x->r.cycles);
+		a->elapsed += (double)x->r.elapsed_ns;
+		a->elapsed_sq += (double)x->r.elapsed_ns * (double)x->r.elapsed_ns;
+		a->runs++;
+		if (stat_exit_code(x->r.wait_status))
+			break;
+	}
+	if (x->o.repeat > 1 && a->runs) {
+		for (i = 0; i < x->s.nr_events; i++)
+			mean_event(a, i, &x->s.ev[i]);
+		mean_event(a, STAT_MAX_EVENTS, &x->r.cycles);
+		x->r.elapsed_ns = (uint64_t)(a->elapsed / a->runs + 0.5);
+		x->r.elapsed_stddev_pct = rel_stddev(a->elapsed, a->elapsed_sq, a->runs);
+	}
+	x->r.runs = a->runs;
+	free(a);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -125,8 +225,8 @@ int main(int argc, char **argv)
 				fclose(out[i]);
 		return STAT_EXIT_USAGE;
 	}
-	ret = stat_measure(&x->o, &x->s, &x->sys, &x->r, err, sizeof(err));
-	if (ret) {
+	ret = measure_runs(x, err, sizeof(err));
+	if (ret && !x->r.runs) {
 		for (i = 0; i < 3; i++)
 			if (out[i])
 				fclose(out[i]);
@@ -136,6 +236,10 @@ int main(int argc, char **argv)
 		/* A command cut short by a failed reconfiguration still has a status. */
 		return x->r.elapsed_ns ? stat_exit_code(x->r.wait_status) : STAT_EXIT_SETUP;
 	}
+	/* A later run that could not be counted: the runs before it are still reported. */
+	if (ret)
+		fprintf(stderr, "pmu-stat: run %u of %llu: %s; reporting the %u before it\n",
+			x->r.runs + 1, (unsigned long long)x->o.repeat, err, x->r.runs);
 	code = stat_exit_code(x->r.wait_status);
 	if (out[0])
 		ret = write_file(out[0], x->o.output, "report", write_report, x);

@@ -36,13 +36,16 @@
 #define STAT_EXIT_NOEXEC	126	/* command found but not executable */
 #define STAT_EXIT_NOTFOUND	127	/* command not found */
 
-enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
+/* STAT_SEP: perf stat -x lines, fields joined by stat_opts.separator. */
+enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON, STAT_SEP };
 
 enum stat_backend { STAT_AUTO, STAT_PERF, STAT_MODULE, STAT_CLOCK };
 
 /* Writes the message to err (errlen bytes; err may be NULL) and returns ret. */
 int __attribute__((format(printf, 4, 5)))
 stat_fail(int ret, char *err, size_t errlen, const char *fmt, ...);
+
+#define STAT_MAX_REPEAT 100000
 
 struct stat_opts {
 	const char *event_args[STAT_MAX_SETS];	/* each -e is one event set */
@@ -58,6 +61,8 @@ struct stat_opts {
 	enum stat_backend backend;
 	const char *periods_file;
 	const char *plot_file;
+	uint64_t repeat;			/* -r: runs of the command, 1 to STAT_MAX_REPEAT */
+	const char *separator;			/* -x: STAT_SEP's field separator */
 	char **argv;				/* the command */
 	int argc;
 };
@@ -78,6 +83,7 @@ struct stat_event {
 	uint64_t raw;
 	double scaled;
 	double duty;			/* fraction of the run it was counted: 0..1 */
+	double stddev_pct;		/* -r: relative standard deviation of scaled, in % */
 	unsigned int periods;		/* module: periods its set was on; perf: 0 */
 	uint64_t cpu_raw[STAT_MAX_CPUS];
 	double cpu_scaled[STAT_MAX_CPUS];
@@ -159,6 +165,8 @@ struct stat_result {
 	int module_cpu;			/* module: the counted CPU */
 	unsigned int interval_ms;
 	uint64_t elapsed_ns;
+	unsigned int runs;		/* -r: runs the counts are the means of */
+	double elapsed_stddev_pct;
 	struct rusage ru;
 	int wait_status;
 	bool have_cycles;
@@ -224,6 +232,8 @@ size_t stat_metrics(const struct stat_setup *s, const struct stat_result *r,
 /* Reports; 0 or -EIO. */
 int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		     const struct stat_sys *sys, const struct stat_result *r);
+int stat_report_sep(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		    const struct stat_result *r);
 int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		    const struct stat_sys *sys, const struct stat_result *r);
 int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup *s,

@@ -159,6 +159,16 @@ static const char *parse_backend(const char *arg, void *ctx)
 	return "expected auto, perf, module or clock";
 }
 
+static const char *parse_separator(const char *arg, void *ctx)
+{
+	struct stat_opts *o = ctx;
+
+	if (!*arg)
+		return "an empty separator";
+	o->separator = arg;
+	return NULL;
+}
+
 static void notes(FILE *f)
 {
 	const struct pmuser_preset *presets;
@@ -191,6 +201,12 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		  TOOL_OPT_CHOICE, .choice = &format, .choice_value = STAT_CSV },
 		{ "json", 0, NULL, NULL, TOOL_OPT_CHOICE, .choice = &format,
 		  .choice_value = STAT_JSON },
+		{ "field-separator", 'x', "SEP", "perf stat -x lines: value, unit, event, [+- %,]"
+		  "\nrunning ns, % running (<not counted>, <not supported>)",
+		  TOOL_OPT_PARSE, .parse = parse_separator, .ctx = o },
+		{ "repeat", 'r', "N", "run the command N times; counts are the means, with their"
+		  "\nrelative standard deviation (a failing run ends the repeats)",
+		  TOOL_OPT_NUMBER, 1, STAT_MAX_REPEAT, .value = &o->repeat },
 		{ "per-cpu", 0, NULL, "per-CPU breakdown (perf: one counter per CPU and event)",
 		  TOOL_OPT_FLAG, .flag = &o->per_cpu },
 		{ "cpus", 'C', "LIST", "run the command on these CPUs, e.g. 0 or 0,2-3; the module"
@@ -213,6 +229,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 	memset(o, 0, sizeof(*o));
 	o->interval_ms = STAT_DEFAULT_INTERVAL_MS;
 	o->backend = STAT_AUTO;
+	o->repeat = 1;
 	snprintf(interval_help, sizeof(interval_help),
 		 "measurement period (default %u): the module backend rotates\n"
 		 "event sets every period; periods are the rows of --periods",
@@ -222,8 +239,14 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		return 1;
 	if (ret == 2)
 		return -EINVAL;
+	if (format >= 0 && o->separator)
+		return stat_fail(-EINVAL, err, errlen, "give at most one of --csv, --json and -x");
 	if (format >= 0)
 		o->format = (enum stat_format)format;
+	if (o->separator)
+		o->format = STAT_SEP;
+	if (o->repeat > 1 && (o->periods_file || o->plot_file || o->per_cpu))
+		return stat_fail(-EINVAL, err, errlen, "--periods, --plot and --per-cpu describe one run: not with -r");
 	if (o->preset && o->nr_event_args)
 		return stat_fail(-EINVAL, err, errlen, "give either -e or -p, not both");
 	if (o->preset && !pmuser_preset_find(o->preset))

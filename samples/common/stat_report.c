@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * pmu-stat's reports: text laid out like rpistat.txt (raw counts, [scaled] full duty-cycle
- * estimates, periods, CPI, PTI rates, ratios, thousands separators), CSV and JSON.
+ * estimates, periods, CPI, PTI rates, ratios, thousands separators), perf stat -x lines, CSV
+ * and JSON.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <locale.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -70,7 +72,7 @@ static void label(FILE *f, const char *name)
 	fprintf(f, "  %s:%*s", name, pad > 1 ? pad : 1, "");
 }
 
-static void print_count(FILE *f, const struct stat_event *e, bool show_scaled)
+static void print_count(FILE *f, const struct stat_event *e, bool show_scaled, unsigned int runs)
 {
 	char a[40], b[40];
 
@@ -89,14 +91,20 @@ static void print_count(FILE *f, const struct stat_event *e, bool show_scaled)
 		fprintf(f, "  [%s]", stat_group(b, sizeof(b), round_u64(e->scaled)));
 	if (e->duty < 0.99995)
 		fprintf(f, "  duty %.1f %%", 100.0 * e->duty);
+	if (runs > 1)
+		fprintf(f, "  ( +- %.2f%% )", e->stddev_pct);
 	fputc('\n', f);
 }
 
 /* The closing lines perf stat prints, for readers and scripts used to them. */
 static void times(FILE *f, const struct stat_result *r)
 {
-	fprintf(f, "\n%17.9f seconds time elapsed\n\n%17.9f seconds user\n%17.9f seconds sys\n",
-		(double)r->elapsed_ns / 1e9, tv_s(&r->ru.ru_utime), tv_s(&r->ru.ru_stime));
+	fprintf(f, "\n%17.9f seconds time elapsed", (double)r->elapsed_ns / 1e9);
+	if (r->runs > 1)
+		fprintf(f, "  ( +- %.2f%% )", r->elapsed_stddev_pct);
+	/* With -r, user and system time are the last run's, as rusage gives them. */
+	fprintf(f, "\n\n%17.9f seconds user\n%17.9f seconds sys\n", tv_s(&r->ru.ru_utime),
+		tv_s(&r->ru.ru_stime));
 }
 
 int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
@@ -141,6 +149,11 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 		label(f, "Preset");
 		fprintf(f, "%s: %s\n", s->preset->name, s->preset->summary);
 	}
+	if (r->runs > 1) {
+		label(f, "Runs");
+		fprintf(f, "%u: counts are means, +- their relative standard deviation\n",
+			r->runs);
+	}
 	label(f, "Elapsed");
 	fprintf(f, "%.3f s (user %.3f s, system %.3f s)\n", (double)r->elapsed_ns / 1e9,
 		tv_s(&r->ru.ru_utime), tv_s(&r->ru.ru_stime));
@@ -163,12 +176,12 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	fprintf(f, "%u ms\n", r->interval_ms);
 	label(f, "Total periods");
 	fprintf(f, "%u\n\n", r->total_periods);
-	print_count(f, &r->cycles, false);
+	print_count(f, &r->cycles, false, r->runs);
 	for (set = 0; set < s->nr_sets; set++) {
 		fputc('\n', f);
 		for (i = 0; i < s->nr_events; i++)
 			if (s->ev[i].set == set)
-				print_count(f, &s->ev[i], true);
+				print_count(f, &s->ev[i], true, r->runs);
 		snprintf(buf, sizeof(buf), "Set %u periods", set);
 		label(f, buf);
 		if (r->backend == STAT_MODULE)
@@ -211,6 +224,48 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 		}
 	}
 	times(f, r);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- perf stat -x ------------------------------------------------------------------------ */
+
+/*
+ * One line per counter as perf stat -x SEP writes them: value, unit, event, the relative
+ * standard deviation with -r, running time in ns, % of the run counted, and the two metric
+ * fields (empty). Values perf would not print are <not counted> and <not supported>.
+ */
+static void sep_event(FILE *f, const char *sep, const struct stat_event *e,
+		      const struct stat_result *r, bool counted)
+{
+	bool measured = counted && e->supported && e->duty > 0;
+
+	if (!counted || !e->supported)
+		fprintf(f, "<not supported>");
+	else if (!measured)
+		fprintf(f, "<not counted>");
+	else
+		fprintf(f, "%" PRIu64, round_u64(e->scaled));
+	fprintf(f, "%s%s%s", sep, sep, e->name);
+	if (r->runs > 1 && measured)
+		fprintf(f, "%s%.2f%%", sep, e->stddev_pct);
+	else if (r->runs > 1)
+		fputs(sep, f);
+	fprintf(f, "%s%" PRIu64 "%s%.2f%s%s\n", sep,
+		round_u64(e->duty * (double)r->elapsed_ns), sep, 100.0 * e->duty, sep, sep);
+}
+
+int stat_report_sep(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		    const struct stat_result *r)
+{
+	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
+	struct stat_event cycles = r->cycles;
+	size_t i;
+
+	if (!counted)
+		snprintf(cycles.name, sizeof(cycles.name), "cycles");
+	sep_event(f, o->separator, &cycles, r, counted);
+	for (i = 0; i < s->nr_events; i++)
+		sep_event(f, o->separator, &s->ev[i], r, counted);
 	return ferror(f) ? -EIO : 0;
 }
 

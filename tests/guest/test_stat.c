@@ -617,4 +617,51 @@ TEST(unimplemented_events_without_module)
 	ASSERT_EQ(0, system(cmd));
 }
 
+/*
+ * perf stat -x and -r: one line per counter (value, unit, event, +- %, running ns, % running),
+ * the value the mean of three runs of a loop whose count is known, the spread tiny.
+ */
+TEST(perf_style_lines_over_repeated_runs)
+{
+	char *argv[] = { "pmu-stat", "--backend", "perf", "-C", "0", "-e", "inst_retired",
+			 "-x", ",", "-r", "3", "-o", CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
+	double predicted = 2.0 * SPIN_ITER, value = 0, spread = -1, pct = 0;
+	char line[256], name[64];
+	unsigned long long ns = 0;
+	bool cycles = false, inst = false;
+	FILE *f;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	f = fopen(CSV_FILE, "r");
+	ASSERT_TRUE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		double v, sd, p;
+		unsigned long long t;
+
+		ASSERT_EQ(5, sscanf(line, "%lf,,%63[^,],%lf%%,%llu,%lf,,", &v, name, &sd, &t, &p))
+			TH_LOG("not a perf stat -x line of a counted event: %s", line);
+		cycles |= !strcmp(name, "cycles");
+		if (strcmp(name, "INST_RETIRED"))
+			continue;
+		inst = true;
+		value = v;
+		spread = sd;
+		ns = t;
+		pct = p;
+	}
+	fclose(f);
+	EXPECT_TRUE(cycles);
+	ASSERT_TRUE(inst);
+	ksft_print_msg("INST_RETIRED mean of 3 runs %.0f ( +- %.3f%% ), predicted %.0f\n", value,
+		       spread, predicted);
+	EXPECT_GT(ns, 0ULL);
+	EXPECT_LT(99.99, pct);
+	EXPECT_GT(0.005, fabs(rel(value, predicted)));
+	if (getenv("PMUSER_ICOUNT_EXACT")) {
+		EXPECT_GT(0.001, fabs(rel(value, predicted)));
+		EXPECT_GT(0.1, spread);
+	}
+}
+
 TEST_HARNESS_MAIN

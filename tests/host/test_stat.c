@@ -104,6 +104,13 @@ TEST(options_refused)
 			TH_LOG("case %zu: '%s' lacks '%s'", i, err, bad[i].msg);
 	}
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "--json", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "-x", ",", "x"));
+	EXPECT_TRUE(strstr(err, "--csv, --json and -x") != NULL) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-r", "0", "x"));
+	EXPECT_TRUE(strstr(err, "-r '0'") != NULL) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-r", "2", "--periods", "p.csv", "x"));
+	EXPECT_TRUE(strstr(err, "not with -r") != NULL) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-x", "", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-e", "inst_retired", "-p", "ipc", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-p", "ipc", "-p", "tlb", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "-e", "inst_retired", "x"));
@@ -589,6 +596,16 @@ TEST(outputs_opened_before_the_command_runs)
 	EXPECT_EQ(3, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_EQ(0, access("/tmp/pmuser-stat-r.txt", F_OK));
 	EXPECT_EQ(0, access("/tmp/pmuser-stat.svg", F_OK));
+}
+
+/* -x: perf stat's lines; without counters every one says so, none is a 0. */
+TEST(separator_lines_without_counters)
+{
+	char out[8192], cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s --backend clock -x ';' -r 2 -- true", STAT_BIN);
+	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ("<not supported>;;cycles;;0;0.00;;\n", out);
 }
 
 /* The text report ends as perf stat's does: elapsed, user and system seconds. */
