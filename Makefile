@@ -30,10 +30,19 @@ TEST_CFLAGS := -Wno-clobbered -Wno-sign-compare -Wno-unused-parameter -Wno-missi
 
 LIB_SRCS := $(wildcard $(TOP)/userlib/*.c)
 LIB_OBJS := $(patsubst $(TOP)/userlib/%.c,$(OUT)/userlib/%.o,$(LIB_SRCS))
-SAMPLE_SRCS := $(wildcard $(TOP)/samples/*.c)
-SAMPLES := $(patsubst $(TOP)/samples/%.c,$(OUT)/bin/%,$(SAMPLE_SRCS))
-SAMPLE_LIB_SRCS := $(wildcard $(TOP)/samples/common/*.c)
-SAMPLE_LIB_OBJS := $(patsubst $(TOP)/samples/common/%.c,$(OUT)/samples/common/%.o,$(SAMPLE_LIB_SRCS))
+# Tools: pmu-*.c at the top of samples/ and in its family folders (lat/, stat/, kernels/). A
+# family's other .c files are its code, linked into its tools only; samples/common/ (the
+# option parser) goes into every tool.
+SAMPLE_FAMILIES := lat stat kernels
+SAMPLE_SRCS := $(wildcard $(TOP)/samples/pmu-*.c $(TOP)/samples/*/pmu-*.c)
+SAMPLES := $(patsubst %.c,$(OUT)/bin/%,$(notdir $(SAMPLE_SRCS)))
+SAMPLE_HDRS := $(wildcard $(TOP)/samples/*/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+COMMON_OBJS := $(patsubst $(TOP)/samples/%.c,$(OUT)/samples/%.o,$(wildcard $(TOP)/samples/common/*.c))
+family_objs = $(patsubst $(TOP)/samples/%.c,$(OUT)/samples/%.o,$(filter-out \
+	$(TOP)/samples/$(1)/pmu-%.c,$(wildcard $(TOP)/samples/$(1)/*.c)))
+# Host tests reach into every family's code.
+SAMPLE_LIB_OBJS := $(COMMON_OBJS) $(foreach f,$(SAMPLE_FAMILIES),$(call family_objs,$(f)))
+SAMPLE_INCLUDES := $(addprefix -I$(TOP)/samples/,common $(SAMPLE_FAMILIES))
 GUEST_TEST_SRCS := $(wildcard $(TOP)/tests/guest/*.c)
 GUEST_TESTS := $(patsubst $(TOP)/tests/guest/%.c,$(OUT)/tests/%,$(GUEST_TEST_SRCS))
 HOST_TEST_SRCS := $(wildcard $(TOP)/tests/host/*.c)
@@ -50,40 +59,44 @@ $(OUT)/userlib/%.o: $(TOP)/userlib/%.c $(wildcard $(TOP)/userlib/*.h $(TOP)/uapi
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(OUT)/samples/common/%.o: $(TOP)/samples/common/%.c $(wildcard $(TOP)/samples/common/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/samples/%.o: $(TOP)/samples/%.c $(SAMPLE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common $(CFLAGS) -c -o $@ $<
+	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common -I$(dir $<) $(SAMPLE_EXTRA) $(CFLAGS) \
+		-c -o $@ $<
 
 $(OUT)/libpmuser.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(OUT)/bin/%: $(TOP)/samples/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcard $(TOP)/samples/common/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common $(CFLAGS) $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS)
+# tool_rule BINARIES, FOLDER (with its slash, or empty), OBJECTS, LIBRARIES
+define tool_rule
+$(1): $(OUT)/bin/%: $(OUT)/samples/$(2)%.o $(3) $(COMMON_OBJS) $(OUT)/libpmuser.a
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $(3) $(COMMON_OBJS) $$(OUT)/libpmuser.a $(4) $$(LDLIBS)
+endef
+$(foreach f,$(SAMPLE_FAMILIES),$(eval $(call tool_rule,$(patsubst \
+	$(TOP)/samples/$(f)/%.c,$(OUT)/bin/%,$(wildcard $(TOP)/samples/$(f)/pmu-*.c)),$(f)/,$(call \
+	family_objs,$(f)))))
+$(eval $(call tool_rule,$(OUT)/bin/pmu-info $(OUT)/bin/pmu-hello,,))
 
 # pmu-overhead and its peers (samples/overhead/): Linux's libperf and PAPI, where the caller
 # names them (emu/build.sh does for arm64 from emu/setup.sh fetch_peers), e.g.
 #   OVH_PEER_CFLAGS='-DPMUSER_HAVE_PAPI' OVH_PEER_LIBS='-lpapi -lpfm'
 OVH_PEER_CFLAGS ?=
 OVH_PEER_LIBS ?=
-OVH_OBJS := $(OUT)/samples/overhead/ovh_peers.o
-$(OUT)/samples/overhead/%.o: $(TOP)/samples/overhead/%.c $(wildcard $(TOP)/samples/overhead/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PMUSER_CFLAGS) $(CFLAGS) $(OVH_PEER_CFLAGS) -c -o $@ $<
-
-$(OUT)/bin/pmu-overhead: $(TOP)/samples/pmu-overhead.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(OVH_OBJS) $(wildcard $(TOP)/samples/common/*.h $(TOP)/samples/overhead/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common -I$(TOP)/samples/overhead $(CFLAGS) $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OVH_OBJS) $(OUT)/libpmuser.a $(OVH_PEER_LIBS) $(LDLIBS) -lpthread
+$(OUT)/samples/pmu-overhead.o: SAMPLE_EXTRA = -I$(TOP)/samples/kernels -I$(TOP)/samples/overhead
+$(OUT)/samples/overhead/ovh_peers.o: SAMPLE_EXTRA = $(OVH_PEER_CFLAGS)
+$(eval $(call tool_rule,$(OUT)/bin/pmu-overhead,,$(call family_objs,kernels) \
+	$(OUT)/samples/overhead/ovh_peers.o,$$(OVH_PEER_LIBS) -lpthread))
 
 # Tests use the kselftest harness from the kernel source (fetched into the cache by setup).
 $(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/tests/guest/*.h $(TOP)/tests/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) -I$(TOP)/tests/guest $(CFLAGS) $(LDFLAGS) -o $@ $< $(OUT)/libpmuser.a $(LDLIBS) -lpthread
 
-$(OUT)/tests/host/%: $(TOP)/tests/host/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcard $(TOP)/tests/host/*.h $(TOP)/tests/*.h $(TOP)/samples/common/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/tests/host/%: $(TOP)/tests/host/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcard $(TOP)/tests/host/*.h $(TOP)/tests/*.h) $(SAMPLE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) -I$(TOP)/samples/common -I$(TOP)/tests/host $(CFLAGS) -DPMUSER_TOP='"$(TOP)"' -DPMUSER_CACHE='"$(PMUSER_CACHE)"' $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS) -lpthread
+	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) $(SAMPLE_INCLUDES) -I$(TOP)/tests/host $(CFLAGS) -DPMUSER_TOP='"$(TOP)"' -DPMUSER_CACHE='"$(PMUSER_CACHE)"' $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS) -lpthread
 
 # The module is built from a private copy so several targets can be built from one checkout.
 MOD_SRCS := $(TOP)/Kbuild $(wildcard $(TOP)/module/*.[ch] $(TOP)/uapi/linux/*.h)
@@ -133,7 +146,7 @@ shlib: $(SHLIB)
 # Tool pages are made from each tool's --help, run on the build machine: the option tables
 # are the same on every architecture.
 HOST_BIN := $(TOP)/build/host/bin
-TOOL_NAMES := $(patsubst $(TOP)/samples/%.c,%,$(SAMPLE_SRCS))
+TOOL_NAMES := $(patsubst %.c,%,$(notdir $(SAMPLE_SRCS)))
 TOOL_PAGES := $(patsubst %,$(OUT)/man/%.1,$(TOOL_NAMES))
 $(OUT)/man/%.1: FORCE
 	+$(MAKE) -s OUT=$(TOP)/build/host CROSS_COMPILE= CFLAGS='-O2 -g' LDFLAGS= \
@@ -217,7 +230,7 @@ HOST_O := $(TOP)/build/host
 check-host:
 	bash $(TOP)/emu/setup.sh --ksrc-only
 	$(MAKE) OUT=$(HOST_O) CROSS_COMPILE= $(HOST_O)/libpmuser.a \
-		$(patsubst $(TOP)/samples/%.c,$(HOST_O)/bin/%,$(SAMPLE_SRCS)) \
+		$(patsubst %.c,$(HOST_O)/bin/%,$(notdir $(SAMPLE_SRCS))) \
 		$(patsubst $(TOP)/tests/host/%.c,$(HOST_O)/tests/host/%,$(HOST_TEST_SRCS))
 	bash $(TOP)/tests/run-host.sh $(HOST_O)
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host tests of pmu-lat and pmu-sweep: the chain layouts (every pattern one cycle through
- * every node), size parsing and statistics in samples/common/lat_*.c; pmu-sweep --from on the
+ * every node), size parsing and statistics in samples/lat/lat_*.c; pmu-sweep --from on the
  * seeds' published tables; and both tools end to end on the clock backend (no PMU on an x86
  * box), with their bad-input refusals. The tools are the x86 builds in build/host/bin.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests of pmu-stat's parts (samples/common/stat_*.c): the command line and every
+ * Host tests of pmu-stat's parts (samples/stat/stat_*.c): the command line and every
  * refusal, CPU lists, event sets and presets for an A72 and an ARM1176, metrics and the
  * rpistat-style numbers, the launcher (exit status, signals, exec failures), a whole run on
  * the clock backend (the only one an x86 box without a PMU has), and the report formats.

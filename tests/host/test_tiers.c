@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests of tier detection (samples/common/tiers.c) and the pmu-sweep CSV format
- * (samples/common/sweepcsv.c): published measurements from the seed documents, synthetic
+ * Host tests of tier detection (samples/lat/tiers.c) and the pmu-sweep CSV format
+ * (samples/lat/sweepcsv.c): published measurements from the seed documents, synthetic
  * noisy staircases, a flat line, and every CSV error.
  */
 #include <errno.h>
