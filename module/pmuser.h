@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* pmuser: interfaces between the module's parts. */
-#ifndef PMUSER_INTERNAL_H
-#define PMUSER_INTERNAL_H
+#ifndef PMUSER_MODULE_H
+#define PMUSER_MODULE_H
 
 #include <linux/cpumask.h>
 #include <linux/fs.h>
@@ -46,4 +46,4 @@ void pmuser_access_cpu_down(void);
 /* Every held counter was just released: close user access perf left open. */
 void pmuser_access_counters_gone(void);
 
-#endif /* PMUSER_INTERNAL_H */
+#endif /* PMUSER_MODULE_H */

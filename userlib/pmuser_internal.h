@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pmuser library internals shared by the backends; not installed. */
-#ifndef PMUSER_INTERNAL_H
-#define PMUSER_INTERNAL_H
+#ifndef PMUSER_USERLIB_INTERNAL_H
+#define PMUSER_USERLIB_INTERNAL_H
 
 #include <linux/perf_event.h>
 
@@ -80,4 +80,4 @@ int pmuser__perf_user_access(void);
 void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version);
 int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse);
 
-#endif /* PMUSER_INTERNAL_H */
+#endif /* PMUSER_USERLIB_INTERNAL_H */

@@ -244,8 +244,12 @@ TEST(no_crash_without_counters)
 	st = run("pmu-chase -p -s 4K -i 2", out, sizeof(out));
 	ASSERT_LE(0, st) TH_LOG("killed by a signal");
 	ASSERT_GE(1, st);
-	if (st)
-		return;
+	if (st) {
+		/* A refusal names its cause on one line; nothing is printed as a count. */
+		ASSERT_TRUE(strstr(out, "pmu-chase: ") != NULL) TH_LOG("%s", out);
+		EXPECT_TRUE(strstr(out, "run=") == NULL) TH_LOG("%s", out);
+		SKIP(return, "pmu-chase could not count here: %.*s", (int)strcspn(out, "\n"), out);
+	}
 	for (line = strstr(out, "run="); line; line = strstr(line + 1, "run=")) {
 		ASSERT_TRUE(kv(line, "counter", counter, sizeof(counter)) != NULL);
 		ASSERT_TRUE(kv(line, "predicted", pred, sizeof(pred)) != NULL);
