@@ -213,7 +213,14 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/modprobe.d/pmuser.conf
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 
-.PHONY: shlib man-pages install dkms-tree dkms-install uninstall FORCE
+# Debian packages for arm64 and armhf (DEB_ARCHES), cross-built: build/deb/*.deb.
+DEB_ARCHES ?= arm64 armhf
+deb:
+	bash $(TOP)/packaging/deb.sh $(DEB_ARCHES)
+print-version:
+	@echo $(VERSION)
+
+.PHONY: shlib man-pages install dkms-tree dkms-install uninstall deb print-version FORCE
 
 # ---- x86 host: emulated targets ----------------------------------------------------------
 TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt

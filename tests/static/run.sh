@@ -63,6 +63,37 @@ for t in arm64-6.1 armhf-6.1; do
 	fi
 done
 
+# make deb: the four packages for arm64 and armhf, each holding its part.
+debs=$PMUSER_TOP/build/deb
+rm -f "$debs"/*.deb
+if make -s -C "$PMUSER_TOP" deb DEB_ARCHES="arm64 armhf" >"$tmp/deb" 2>&1; then
+	for a in arm64 armhf; do
+		multi=$(dpkg-architecture -a"$a" -qDEB_HOST_MULTIARCH 2>/dev/null)
+		bad=
+		for want in "libpmuser0_0.1.0-1_$a.deb ./usr/lib/$multi/libpmuser.so.0" \
+			"libpmuser-dev_0.1.0-1_$a.deb ./usr/lib/$multi/pkgconfig/pmuser.pc" \
+			"libpmuser-dev_0.1.0-1_$a.deb ./usr/include/linux/pmuser.h" \
+			"pmuser-tools_0.1.0-1_$a.deb ./usr/bin/pmu-stat" \
+			"pmuser-tools_0.1.0-1_$a.deb ./usr/share/man/man1/pmu-stat.1.gz" \
+			"pmuser-dkms_0.1.0-1_all.deb ./usr/src/pmuser-0.1.0/dkms.conf" \
+			"pmuser-dkms_0.1.0-1_all.deb ./etc/udev/rules.d/60-pmuser.rules"; do
+			set -- $want
+			dpkg-deb -c "$debs/$1" 2>/dev/null | awk '{ print $6 }' | grep -qx "$2" ||
+				bad="$bad $1:$2"
+		done
+		if [ -z "$bad" ] &&
+			dpkg-deb -I "$debs/pmuser-tools_0.1.0-1_$a.deb" | grep -q "Architecture: $a"; then
+			result OK "make deb: pmuser-dkms, libpmuser0, libpmuser-dev, pmuser-tools for $a"
+		else
+			echo "missing:$bad" >"$tmp/debbad"
+			result FAIL "make deb: pmuser-dkms, libpmuser0, libpmuser-dev, pmuser-tools for $a" \
+				"$tmp/debbad"
+		fi
+	done
+else
+	result FAIL "make deb builds for arm64 and armhf" "$tmp/deb"
+fi
+
 # disasm_check NAME CC OBJDUMP CFLAGS EXPECT_FN [PREFIX]: compile readers.c, disassemble each
 # function (PREFIX0..PREFIX31, read_counter_ by default, and the cycle readers), and ask
 # EXPECT_FN for the instruction that must appear in it.
