@@ -26,10 +26,10 @@ void pmuser_counters_fill_info(struct pmuser_info *info);
 void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci);
 /* Maps the counter page read-only. */
 int pmuser_counters_mmap(struct vm_area_struct *vma);
-/* Whether pmuser counters are live on this CPU; call with preemption disabled. */
-bool pmuser_counters_live_local(void);
-
-/* Inline read authorisation (pmuser_access.c). */
+/*
+ * Inline read authorisation (pmuser_access.c). The counters part calls it, never the other
+ * way round: it reports switches, hotplug and whether its counters are live on a CPU.
+ */
 int pmuser_access_init(bool global);
 void pmuser_access_exit(void);
 u32 pmuser_access_mode(void);
@@ -45,5 +45,7 @@ void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);
 /* Every held counter was just released: close user access perf left open. */
 void pmuser_access_counters_gone(void);
+/* pmuser's counters are (or are no longer) live on cpu: on that CPU, or while it is offline. */
+void pmuser_access_counters_live(unsigned int cpu, bool live);
 
 #endif /* PMUSER_MODULE_H */

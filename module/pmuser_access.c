@@ -245,6 +245,14 @@ static void pmuser_grant_free(struct pmuser_grant *g)
 		pmuser_grant_kfree(g);
 }
 
+/* Whether pmuser's counters are live on each CPU, as the counters part reports it. */
+static DEFINE_PER_CPU(bool, pmuser_counters_live);
+
+void pmuser_access_counters_live(unsigned int cpu, bool live)
+{
+	WRITE_ONCE(per_cpu(pmuser_counters_live, cpu), live);
+}
+
 /*
  * Installing the anchor restarted the PMU on this CPU. If pmuser counters are live here,
  * perf ran its start path and the read bits show whether perf_user_access allowed them.
@@ -254,7 +262,7 @@ static bool pmuser_grant_effective(void)
 	bool ok;
 
 	preempt_disable();
-	ok = !pmuser_counters_live_local() ||
+	ok = !READ_ONCE(*this_cpu_ptr(&pmuser_counters_live)) ||
 	     (pmuser_hw_userenr_read() & PMUSER_USERENR_READ) == PMUSER_USERENR_READ;
 	preempt_enable();
 	return ok;
@@ -388,6 +396,11 @@ void pmuser_access_exit(void)
 
 /* The thread notifier below writes the register at every switch. */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)
+{
+}
+
+/* The 32-bit register is pmuser's alone: a grant holds whether or not counters are live. */
+void pmuser_access_counters_live(unsigned int cpu, bool live)
 {
 }
 

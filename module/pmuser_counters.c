@@ -77,8 +77,6 @@ struct pmuser_counter {
 
 struct pmuser_cpu {
 	struct pmuser_counter ctr[PMUSER_NR_SLOTS];
-	/* Set on the CPU once its counters are set up, so notifiers see whole state only. */
-	bool live;
 	/*
 	 * A PMU without an overflow interrupt never brings perf back to pmuser: this timer
 	 * does what the interrupt would, often enough that fewer than 2^31 events pass.
@@ -285,7 +283,8 @@ static void pmuser_cpu_place(void *arg)
 		else
 			req->held_mask |= BIT(hw);
 	}
-	WRITE_ONCE(pc->live, true);
+	/* Once the CPU's counters are set up, so that a grant sees whole state only. */
+	pmuser_access_counters_live(smp_processor_id(), true);
 	req->seq = READ_ONCE(p->seq);
 }
 
@@ -313,7 +312,7 @@ static void pmuser_cpu_quiesce(void *unused)
 	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 	unsigned int slot;
 
-	WRITE_ONCE(pc->live, false);
+	pmuser_access_counters_live(smp_processor_id(), false);
 	pmuser_page_begin(p);
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		pc->ctr[slot].publish = false;
@@ -413,7 +412,7 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 	if (cpu_online(cpu))
 		smp_call_function_single(cpu, pmuser_cpu_quiesce, NULL, 1);
 	else
-		WRITE_ONCE(pc->live, false);
+		pmuser_access_counters_live(cpu, false);
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		if (pc->ctr[slot].event)
 			pmuser_event_retire(pc->ctr[slot].event);
@@ -707,11 +706,6 @@ void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
 	ci->held_mask = req.held_mask;
 	ci->unplaced = req.unplaced;
 	ci->page_seq = req.seq;
-}
-
-bool pmuser_counters_live_local(void)
-{
-	return READ_ONCE(this_cpu_ptr(&pmuser_pcpu)->live);
 }
 
 int pmuser_counters_mmap(struct vm_area_struct *vma)
