@@ -162,7 +162,7 @@ static void print_presets(void)
 	const struct pmuser_preset *list;
 	unsigned int n = pmuser_presets(&list), i, k;
 
-	printf("presets (pmu-stat -p NAME): one line per group of events, counted in one set when\n"
+	printf("presets (pmu-stat --preset NAME): one line per group of events, counted in one set when\n"
 	       "counters are time-shared; A|B is the first of A and B the core has\n");
 	for (i = 0; i < n; i++) {
 		printf("  %-13s %s", list[i].name, list[i].summary);
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	const struct tool_opt opts[] = {
 		{ "events", 'e', NULL, "list every known event, marking the unsupported ones",
 		  TOOL_OPT_FLAG, .flag = &all_events },
-		{ "presets", 0, NULL, "list the event presets (pmu-stat -p, pmuser_preset_find)",
+		{ "presets", 0, NULL, "list the event presets (pmu-stat --preset, pmuser_preset_find)",
 		  TOOL_OPT_FLAG, .flag = &presets },
 		{ NULL },
 	};

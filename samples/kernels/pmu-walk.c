@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 64K)",
 		  TOOL_OPT_SIZE, 4, 1ULL << 30, .value = &size },
-		{ "stride", 't', "BYTES", "distance between loads, a multiple of 4 (default 64)",
+		{ "stride", 0, "BYTES", "distance between loads, a multiple of 4 (default 64)",
 		  TOOL_OPT_SIZE, 4, 1ULL << 30, 4, .value = &stride },
 		{ "iterations", 'i', "N", "passes over the array (default: about 1M loads)",
 		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },

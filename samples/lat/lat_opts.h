@@ -38,7 +38,7 @@ const char *lat_opt_format(const char *arg, void *ctx);
  * the rest after the tool's own options.
  */
 #define LAT_OPTS_PATTERN(o, given, pattern_help)					\
-	{ "pattern", 'p', "NAME", pattern_help, TOOL_OPT_PARSE, .parse = lat_opt_pattern,	\
+	{ "pattern", 0, "NAME", pattern_help, TOOL_OPT_PARSE, .parse = lat_opt_pattern,	\
 	  .ctx = (o), .seen = (given) },							\
 	{ "stride", 0, "BYTES", "node spacing for stride (default: the cache line)",	\
 	  TOOL_OPT_SIZE, 1, UINT64_MAX, .value = &(o)->stride, .seen = (given) }

@@ -6,7 +6,7 @@
  * per task through perf wherever the command runs, or rpistat's own TDM on one CPU through
  * the pmuser module; clock-only where there is no PMU.
  *
- * usage: pmu-stat [-e EVENTS]... [-p PRESET] [-I MS] [-o FILE] [--csv|--json|-x SEP] [-r N]
+ * usage: pmu-stat [-e EVENTS]... [--preset NAME] [-I MS] [-o FILE] [--csv|--json|-x SEP] [-r N]
  *                 [--per-cpu] [-C CPUS] [--backend B] [--periods FILE] [--plot FILE.svg]
  *                 -- command args
  *

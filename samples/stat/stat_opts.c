@@ -190,7 +190,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		{ "events", 'e', "SPEC", "one event set, e.g. inst_retired,l1d_cache_refill (repeat -e"
 		  "\nfor more sets; names from pmu-info --events, or 0x1b / r1b)",
 		  TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
-		{ "preset", 'p', "NAME", "a named group of events, split into sets that fit the"
+		{ "preset", 0, "NAME", "a named group of events, split into sets that fit the"
 		  "\ncounters (default when no -e; the list below, pmu-info --presets)",
 		  TOOL_OPT_STRING, .string = &o->preset, .once = true },
 		{ "interval", 'I', "MS", interval_help, TOOL_OPT_PARSE, .parse = parse_interval,
@@ -248,13 +248,13 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 	if (o->repeat > 1 && (o->periods_file || o->plot_file || o->per_cpu))
 		return stat_fail(-EINVAL, err, errlen, "--periods, --plot and --per-cpu describe one run: not with -r");
 	if (o->preset && o->nr_event_args)
-		return stat_fail(-EINVAL, err, errlen, "give either -e or -p, not both");
+		return stat_fail(-EINVAL, err, errlen, "give either -e or --preset, not both");
 	if (o->preset && !pmuser_preset_find(o->preset))
 		return stat_fail(-EINVAL, err, errlen, "unknown preset '%s' (see --help)", o->preset);
 	if (o->backend == STAT_MODULE && o->nr_cpus > 1)
 		return stat_fail(-EINVAL, err, errlen, "the module backend counts one CPU: give -C with a single CPU");
 	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
-		return stat_fail(-EINVAL, err, errlen, "the clock backend counts no events: drop -e/-p");
+		return stat_fail(-EINVAL, err, errlen, "the clock backend counts no events: drop -e/--preset");
 	o->argv = argv + first;
 	o->argc = argc - first;
 	return 0;

@@ -219,7 +219,7 @@ TEST(bad_input_never_starts_the_workload)
 	char *bad_interval[] = { "pmu-stat", "-I", "0", "--", "touch", MARKER, NULL };
 	char *bad_backend[] = { "pmu-stat", "--backend", "gpu", "--", "touch", MARKER, NULL };
 	char *bad_cpus[] = { "pmu-stat", "-C", "1-0", "--", "touch", MARKER, NULL };
-	char *bad_preset[] = { "pmu-stat", "-p", "nope", "--", "touch", MARKER, NULL };
+	char *bad_preset[] = { "pmu-stat", "--preset", "nope", "--", "touch", MARKER, NULL };
 	char *two_formats[] = { "pmu-stat", "--csv", "--json", "--", "touch", MARKER, NULL };
 	char *bad_cpu[] = { "pmu-stat", "-C", "63", "--", "touch", MARKER, NULL };
 
@@ -540,7 +540,7 @@ TEST(per_cpu_sums)
 
 TEST(json_report)
 {
-	char *argv[] = { "pmu-stat", "--json", "-o", "/tmp/s.json", "-p", "ipc", "--", "pmu-spin",
+	char *argv[] = { "pmu-stat", "--json", "-o", "/tmp/s.json", "--preset", "ipc", "--", "pmu-spin",
 			 "1000", NULL };
 	char buf[8192];
 	FILE *f;

@@ -245,7 +245,7 @@ TEST(lat_clock_backend)
 	EXPECT_EQ(3000, sum);
 	ASSERT_EQ(0, run("wc -l < /tmp/pmuser-lat.raw", out, sizeof(out)));
 	EXPECT_EQ(3002, atoi(out));
-	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 500 -p page -s 1M -f json", out, sizeof(out)));
+	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 500 --pattern page -s 1M -f json", out, sizeof(out)));
 	EXPECT_TRUE(has(out, "\"pattern\": \"page\"") && has(out, "\"histogram\": [[")) TH_LOG("%s", out);
 }
 
@@ -266,7 +266,7 @@ TEST(sweep_clock_backend_round_trip)
 	EXPECT_TRUE(has(out, "\"unit\": \"ns\"") && has(out, "\"tiers\": [")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run("head -c 4 /tmp/pmuser-sweep.svg", out, sizeof(out)));
 	EXPECT_STREQ("<svg", out);
-	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock -p random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
+	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
 			 sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "independent random-index loads"));
 }
@@ -275,9 +275,9 @@ TEST(bad_input_on_host)
 {
 	static const struct { const char *cmd, *msg; int rc; } cases[] = {
 		{ BIN "pmu-lat -s 1X", "-s '1X'", 2 },
-		{ BIN "pmu-lat -p spiral", "-p 'spiral': unknown pattern", 2 },
+		{ BIN "pmu-lat --pattern spiral", "--pattern 'spiral': unknown pattern", 2 },
 		{ BIN "pmu-lat -b module", "no counter backend", 1 },
-		{ BIN "pmu-lat -b clock -p stride --stride 20", "multiple of the 8-byte pointer", 1 },
+		{ BIN "pmu-lat -b clock --pattern stride --stride 20", "multiple of the 8-byte pointer", 1 },
 		{ BIN "pmu-sweep --from " DATA "missing.csv", "No such file", 1 },
 		{ BIN "pmu-sweep --from " PMUSER_TOP "/Makefile", "missing '# pmu-sweep v1", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --min 1K", "only --format, --output", 2 },

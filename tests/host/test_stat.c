@@ -60,7 +60,7 @@ TEST(options_defaults_and_command)
 	EXPECT_EQ(2, o.argc);
 	EXPECT_EQ(EINVAL, -PARSE(&o, err, "--backend", "module", "-C", "0,1", "--", "x"));
 	EXPECT_TRUE(strstr(err, "one CPU") != NULL);
-	ASSERT_EQ(0, PARSE(&o, err, "--backend", "module", "-C", "1", "-p", "tlb", "x"));
+	ASSERT_EQ(0, PARSE(&o, err, "--backend", "module", "-C", "1", "--preset", "tlb", "x"));
 	EXPECT_EQ(1U, o.nr_cpus);
 	EXPECT_EQ(1, o.cpus[0]);
 	EXPECT_STREQ("tlb", o.preset);
@@ -83,7 +83,7 @@ TEST(options_refused)
 		{ "-C", "64", "x", "-C '64'" },
 		{ "-C", "a", "x", "-C 'a'" },
 		{ "--backend", "gpu", "x", "--backend 'gpu'" },
-		{ "-p", "nope", "x", "unknown preset 'nope'" },
+		{ "--preset", "nope", "x", "unknown preset 'nope'" },
 		{ "-e", "", "x", "-e ''" },
 		{ "--bogus", "x", NULL, "unknown option '--bogus'" },
 		{ "-Z", "x", NULL, "unknown option '-Z'" },
@@ -111,8 +111,8 @@ TEST(options_refused)
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-r", "2", "--periods", "p.csv", "x"));
 	EXPECT_TRUE(strstr(err, "not with -r") != NULL) TH_LOG("%s", err);
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-x", "", "x"));
-	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-e", "inst_retired", "-p", "ipc", "x"));
-	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-p", "ipc", "-p", "tlb", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-e", "inst_retired", "--preset", "ipc", "x"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--preset", "ipc", "--preset", "tlb", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "-e", "inst_retired", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a",
 				 "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a", "-e", "a",
