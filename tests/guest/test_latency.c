@@ -82,8 +82,8 @@ TEST(lat_l1_chase_is_one_instruction)
 TEST(lat_every_size_and_pattern_same)
 {
 	static const char *const args[] = {
-		"-s 2K", "-s 1M", "-s 8M", "-p stride -s 256K", "-p stride --stride 4K -s 1M",
-		"-p page -s 512K", "-p random -s 4M",
+		"-s 2K", "-s 1M", "-s 8M", "--pattern stride -s 256K", "--pattern stride --stride 4K -s 1M",
+		"--pattern page -s 512K", "--pattern random -s 4M",
 	};
 
 	REQUIRE_COUNTING();
@@ -196,9 +196,9 @@ TEST(sweep_exact_beside_another_process)
 TEST(sweep_patterns)
 {
 	REQUIRE_COUNTING();
-	check_sweep(_metadata, "-p stride --sizes 4K,64K,1M", 3);
-	check_sweep(_metadata, "-p stride --stride 256 --sizes 8K,128K,2M", 3);
-	check_sweep(_metadata, "-p page --sizes 8K,64K,1M", 3);
+	check_sweep(_metadata, "--pattern stride --sizes 4K,64K,1M", 3);
+	check_sweep(_metadata, "--pattern stride --stride 256 --sizes 8K,128K,2M", 3);
+	check_sweep(_metadata, "--pattern page --sizes 8K,64K,1M", 3);
 }
 
 /* Flat in emulation: one tier, at the predicted cost; the report names it. */
