@@ -210,6 +210,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		return STAT_EXIT_USAGE;
 	}
+	for (i = 0; i < (int)x->s.nr_events; i++)
+		x->s.ev[i].unconfirmed = !x->sys.have_pmceid;
 	ret = stat_command_check(x->o.argv[0], path, sizeof(path));
 	if (ret) {
 		fprintf(stderr, "pmu-stat: %s: %s\n", path,

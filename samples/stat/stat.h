@@ -79,6 +79,11 @@ struct stat_event {
 	char name[48];
 	unsigned int set;
 	bool supported;
+	/*
+	 * Known only from the core's event table: no PMCEID register confirms the CPU counts
+	 * it (ARMv7, QEMU's Cortex-A15), so a 0 may be an event the CPU lacks.
+	 */
+	bool unconfirmed;
 	/* results, summed over the counted CPUs */
 	uint64_t raw;
 	double scaled;

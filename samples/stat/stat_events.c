@@ -177,7 +177,8 @@ size_t stat_metrics(const struct stat_setup *s, const struct stat_result *r,
 			if (s->ev[k].spec.event == e->spec.event &&
 			    s->ev[k].spec.flags == PMUSER_COUNT_USER)
 				break;
-		if (k == i && event_estimate(s, e->spec.event, &est))
+		/* A 0 nothing confirms the CPU counts feeds no metric. */
+		if (k == i && event_estimate(s, e->spec.event, &est) && !(e->unconfirmed && est <= 0))
 			v[nv++] = (struct pmuser_value){ e->name, est };
 	}
 	/* Only what could be computed: a zero divisor leaves a metric out. */

@@ -91,6 +91,8 @@ static void print_count(FILE *f, const struct stat_event *e, bool show_scaled, u
 		fprintf(f, "  [%s]", stat_group(b, sizeof(b), round_u64(e->scaled)));
 	if (e->duty < 0.99995)
 		fprintf(f, "  duty %.1f %%", 100.0 * e->duty);
+	if (e->unconfirmed && !e->raw)
+		fprintf(f, "  (no PMCEID to confirm the event: this CPU may not count it)");
 	if (runs > 1)
 		fprintf(f, "  ( +- %.2f%% )", e->stddev_pct);
 	fputc('\n', f);

@@ -618,6 +618,49 @@ TEST(unimplemented_events_without_module)
 }
 
 /*
+ * Where no PMCEID register says which events the CPU counts (ARMv7: QEMU's Cortex-A15 counts
+ * none of the cache events its table lists), a 0 is flagged as unconfirmed, never printed
+ * bare, and feeds no metric.
+ */
+TEST(unconfirmed_zero_is_flagged)
+{
+	char *argv[] = { "pmu-stat", "-o", OUT_FILE, "--", "pmu-spin", "100000", NULL };
+	struct pmuser_cpu_info ci = { 0 };
+	unsigned int flagged = 0;
+	bool metrics = false;
+	char line[512];
+	FILE *f;
+	int fd;
+
+	REQUIRE_COUNTING();
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	close(fd);
+	if (ci.pmceid_source != PMUSER_PMCEID_NONE)
+		SKIP(return, "this CPU's PMCEID says which events it counts");
+	ASSERT_EQ(0, exit_code(run(argv)));
+	f = fopen(OUT_FILE, "r");
+	ASSERT_TRUE(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		bool zero = strstr(line, ":") && strstr(line, "  0  [0]");
+
+		if (zero)
+			EXPECT_TRUE(strstr(line, "no PMCEID to confirm") != NULL) TH_LOG("%s", line);
+		flagged += zero;
+		if (strstr(line, "Metrics ("))
+			metrics = true;
+		else if (line[0] == '\n')
+			metrics = false;
+		if (metrics)
+			EXPECT_TRUE(strstr(line, " 0.000 ") == NULL) TH_LOG("a metric of a 0: %s", line);
+	}
+	fclose(f);
+	/* The default preset's cache events count 0 under QEMU: the check ran on some. */
+	EXPECT_LT(0U, flagged);
+}
+
+/*
  * perf stat -x and -r: one line per counter (value, unit, event, +- %, running ns, % running),
  * the value the mean of three runs of a loop whose count is known, the spread tiny.
  */
