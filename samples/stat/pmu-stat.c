@@ -106,19 +106,26 @@ static void acc_event(struct runs_acc *a, size_t i, const struct stat_event *e)
 	a->counted[i]++;
 }
 
-/* Relative standard deviation in % of n values with sum and sum of squares. */
-static double rel_stddev(double sum, double sumsq, unsigned int n)
+/*
+ * The relative standard error of the mean of n values, in %, as perf stat -r prints it:
+ * the sample standard deviation over the square root of n, over the mean.
+ */
+static double rel_stderr(double sum, double sumsq, unsigned int n)
 {
 	double mean = n ? sum / n : 0, var;
 
 	if (n < 2 || mean <= 0)
 		return 0;
 	var = (sumsq - n * mean * mean) / (n - 1);
-	return var > 0 ? 100.0 * sqrt(var) / mean : 0;
+	return var > 0 ? 100.0 * sqrt(var / n) / mean : 0;
 }
 
-/* An event's mean over the runs it was counted in; never counted stays not counted. */
-static void mean_event(const struct runs_acc *a, size_t i, struct stat_event *e)
+/*
+ * An event's mean over the runs it was counted in, its duty over all runs: an event missing
+ * from some runs shows it. Never counted stays not counted.
+ */
+static void mean_event(const struct runs_acc *a, size_t i, unsigned int runs,
+		       struct stat_event *e)
 {
 	unsigned int n = a->counted[i];
 
@@ -129,26 +136,38 @@ static void mean_event(const struct runs_acc *a, size_t i, struct stat_event *e)
 	}
 	e->scaled = a->sum[i] / n;
 	e->raw = (uint64_t)(a->raw[i] / n + 0.5);
-	e->duty = a->duty[i] / n;
-	e->stddev_pct = rel_stddev(a->sum[i], a->sumsq[i], n);
+	e->duty = a->duty[i] / runs;
+	e->stderr_pct = rel_stderr(a->sum[i], a->sumsq[i], n);
 }
 
 /*
  * Runs the command o.repeat times, leaving the means in x (one run: its counts as they are).
- * A run that fails or exits non-zero ends the repeats. 0, or the first failure's -errno with
- * the reason in err (x then holds the runs before it, x->r.runs of them).
+ * Later runs count through the backend the first one took. A run that fails or exits non-zero
+ * ends the repeats. 0, or the first failure's -errno with the reason in err; x then holds the
+ * x->r.runs runs before it, as they were reported.
  */
 static int measure_runs(struct run *x, char *err, size_t errlen)
 {
 	struct runs_acc *a = calloc(1, sizeof(*a));
+	struct stat_result *last = malloc(sizeof(*last));
+	struct stat_event *ev = malloc(sizeof(x->s.ev));
+	char fallback[sizeof(x->r.fallback)] = "";
 	unsigned int k;
 	size_t i;
 	int ret = 0;
 
-	if (!a)
+	if (!a || !last || !ev) {
+		free(a);
+		free(last);
+		free(ev);
 		return stat_fail(-ENOMEM, err, errlen, "out of memory");
+	}
 	for (k = 0; k < x->o.repeat; k++) {
 		if (k) {
+			/* What a failing run would clear: the last good run's state. */
+			*last = x->r;
+			memset(&last->periods, 0, sizeof(last->periods));
+			memcpy(ev, x->s.ev, sizeof(x->s.ev));
 			stat_periods_free(&x->r.periods);
 			for (i = 0; i < x->s.nr_events; i++) {
 				struct stat_event *e = &x->s.ev[i];
@@ -159,8 +178,19 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 			}
 		}
 		ret = stat_measure(&x->o, &x->s, &x->sys, &x->r, err, errlen);
-		if (ret)
+		if (ret) {
+			if (k) {
+				stat_periods_free(&x->r.periods);
+				x->r = *last;
+				memcpy(x->s.ev, ev, sizeof(x->s.ev));
+			}
 			break;
+		}
+		if (!k && x->o.backend == STAT_AUTO) {
+			/* Why auto took it, said once for all the runs. */
+			memcpy(fallback, x->r.fallback, sizeof(fallback));
+			x->o.backend = x->r.backend;
+		}
 		for (i = 0; i < x->s.nr_events; i++)
 			acc_event(a, i, &x->s.ev[i]);
 		acc_event(a, STAT_MAX_EVENTS, &x->r.cycles);
@@ -172,13 +202,17 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 	}
 	if (x->o.repeat > 1 && a->runs) {
 		for (i = 0; i < x->s.nr_events; i++)
-			mean_event(a, i, &x->s.ev[i]);
-		mean_event(a, STAT_MAX_EVENTS, &x->r.cycles);
+			mean_event(a, i, a->runs, &x->s.ev[i]);
+		mean_event(a, STAT_MAX_EVENTS, a->runs, &x->r.cycles);
 		x->r.elapsed_ns = (uint64_t)(a->elapsed / a->runs + 0.5);
-		x->r.elapsed_stddev_pct = rel_stddev(a->elapsed, a->elapsed_sq, a->runs);
+		x->r.elapsed_stderr_pct = rel_stderr(a->elapsed, a->elapsed_sq, a->runs);
 	}
 	x->r.runs = a->runs;
+	if (!x->r.fallback[0])
+		memcpy(x->r.fallback, fallback, sizeof(fallback));
 	free(a);
+	free(last);
+	free(ev);
 	return ret;
 }
 
@@ -187,6 +221,7 @@ int main(int argc, char **argv)
 	struct run *x = calloc(1, sizeof(*x));
 	char err[600], path[4096];
 	FILE *out[3] = { NULL, NULL, NULL };	/* report, periods, plot */
+	bool failed;
 	int ret, code, i;
 
 	if (!x) {
@@ -239,7 +274,8 @@ int main(int argc, char **argv)
 		return x->r.elapsed_ns ? stat_exit_code(x->r.wait_status) : STAT_EXIT_SETUP;
 	}
 	/* A later run that could not be counted: the runs before it are still reported. */
-	if (ret)
+	failed = ret != 0;
+	if (failed)
 		fprintf(stderr, "pmu-stat: run %u of %llu: %s; reporting the %u before it\n",
 			x->r.runs + 1, (unsigned long long)x->o.repeat, err, x->r.runs);
 	code = stat_exit_code(x->r.wait_status);
@@ -253,6 +289,9 @@ int main(int argc, char **argv)
 		ret |= write_file(out[2], x->o.plot_file, "plot", write_plot, x);
 	stat_periods_free(&x->r.periods);
 	free(x);
-	/* The workload's status wins; a report that could not be written is a failure of ours. */
-	return ret && !code ? STAT_EXIT_SETUP : code;
+	/*
+	 * The workload's status wins; a report that could not be written, or a run that could
+	 * not be counted, is a failure of ours.
+	 */
+	return (ret || failed) && !code ? STAT_EXIT_SETUP : code;
 }

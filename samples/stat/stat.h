@@ -88,7 +88,7 @@ struct stat_event {
 	uint64_t raw;
 	double scaled;
 	double duty;			/* fraction of the run it was counted: 0..1 */
-	double stddev_pct;		/* -r: relative standard deviation of scaled, in % */
+	double stderr_pct;		/* -r: relative standard error of scaled's mean, in % */
 	unsigned int periods;		/* module: periods its set was on; perf: 0 */
 	uint64_t cpu_raw[STAT_MAX_CPUS];
 	double cpu_scaled[STAT_MAX_CPUS];
@@ -171,7 +171,7 @@ struct stat_result {
 	unsigned int interval_ms;
 	uint64_t elapsed_ns;
 	unsigned int runs;		/* -r: runs the counts are the means of */
-	double elapsed_stddev_pct;
+	double elapsed_stderr_pct;
 	struct rusage ru;
 	int wait_status;
 	bool have_cycles;

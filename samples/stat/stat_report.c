@@ -94,7 +94,7 @@ static void print_count(FILE *f, const struct stat_event *e, bool show_scaled, u
 	if (e->unconfirmed && !e->raw)
 		fprintf(f, "  (no PMCEID to confirm the event: this CPU may not count it)");
 	if (runs > 1)
-		fprintf(f, "  ( +- %.2f%% )", e->stddev_pct);
+		fprintf(f, "  ( +- %.2f%% )", e->stderr_pct);
 	fputc('\n', f);
 }
 
@@ -103,7 +103,7 @@ static void times(FILE *f, const struct stat_result *r)
 {
 	fprintf(f, "\n%17.9f seconds time elapsed", (double)r->elapsed_ns / 1e9);
 	if (r->runs > 1)
-		fprintf(f, "  ( +- %.2f%% )", r->elapsed_stddev_pct);
+		fprintf(f, "  ( +- %.2f%% )", r->elapsed_stderr_pct);
 	/* With -r, user and system time are the last run's, as rusage gives them. */
 	fprintf(f, "\n\n%17.9f seconds user\n%17.9f seconds sys\n", tv_s(&r->ru.ru_utime),
 		tv_s(&r->ru.ru_stime));
@@ -153,7 +153,7 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	}
 	if (r->runs > 1) {
 		label(f, "Runs");
-		fprintf(f, "%u: counts are means, +- their relative standard deviation\n",
+		fprintf(f, "%u: counts are means, +- their relative standard error\n",
 			r->runs);
 	}
 	label(f, "Elapsed");
@@ -233,8 +233,8 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 
 /*
  * One line per counter as perf stat -x SEP writes them: value, unit, event, the relative
- * standard deviation with -r, running time in ns, % of the run counted, and the two metric
- * fields (empty). Values perf would not print are <not counted> and <not supported>.
+ * standard error of the mean with -r, running time in ns, % of the run counted, and the two
+ * metric fields (empty). Values perf would not print are <not counted> and <not supported>.
  */
 static void sep_event(FILE *f, const char *sep, const struct stat_event *e,
 		      const struct stat_result *r, bool counted)
@@ -249,7 +249,7 @@ static void sep_event(FILE *f, const char *sep, const struct stat_event *e,
 		fprintf(f, "%" PRIu64, round_u64(e->scaled));
 	fprintf(f, "%s%s%s", sep, sep, e->name);
 	if (r->runs > 1 && measured)
-		fprintf(f, "%s%.2f%%", sep, e->stddev_pct);
+		fprintf(f, "%s%.2f%%", sep, e->stderr_pct);
 	else if (r->runs > 1)
 		fputs(sep, f);
 	fprintf(f, "%s%" PRIu64 "%s%.2f%s%s\n", sep,
