@@ -230,14 +230,27 @@ static int build(const struct tool_cli *cli, struct option *longopts, char *shor
 	return 0;
 }
 
+/*
+ * getopt_long's ':' (a missing argument) and '?' (anything else it refused), named as given.
+ * Inside a cluster of short options optind has not moved on, so the letter is named from
+ * optopt; a long option given a value it does not take comes back with optopt its key.
+ */
 static int unknown(const struct tool_cli *cli, int c, char **argv)
 {
 	const char *given = argv[optind - 1];
-	char name[8];
+	char name[48];
+	unsigned int i;
 
-	/* A short option, maybe inside a cluster: name that letter, not the whole word. */
-	if (optopt && optopt < LONG_ONLY && given[0] == '-' && given[1] != '-') {
+	for (i = 0; optopt && cli->opts[i].name; i++)
+		if (optopt == opt_key(&cli->opts[i], i))
+			break;
+	if (optopt && cli->opts[i].name && c == '?')
+		return fail(cli, "option '--%s' takes no argument", cli->opts[i].name);
+	if (optopt && optopt < LONG_ONLY && (!cli->opts[i].name || given[1] != '-')) {
 		snprintf(name, sizeof(name), "-%c", optopt);
+		given = name;
+	} else if (optopt && cli->opts[i].name) {
+		snprintf(name, sizeof(name), "--%s", cli->opts[i].name);
 		given = name;
 	}
 	if (c == ':')
