@@ -148,9 +148,14 @@ shlib: $(SHLIB)
 HOST_BIN := $(TOP)/build/host/bin
 TOOL_NAMES := $(patsubst %.c,%,$(notdir $(SAMPLE_SRCS)))
 TOOL_PAGES := $(patsubst %,$(OUT)/man/%.1,$(TOOL_NAMES))
-$(OUT)/man/%.1: FORCE
-	+$(MAKE) -s OUT=$(TOP)/build/host CROSS_COMPILE= CFLAGS='-O2 -g' LDFLAGS= \
-		OVH_PEER_CFLAGS= OVH_PEER_LIBS= $(HOST_BIN)/$*
+# One build of the host tools per make, under a lock: guest builds for several targets run at
+# once and share build/host.
+host-tools: FORCE
+	@mkdir -p $(TOP)/build
+	+flock $(TOP)/build/.host.lock $(MAKE) -s OUT=$(TOP)/build/host CROSS_COMPILE= \
+		CFLAGS='-O2 -g' LDFLAGS= OVH_PEER_CFLAGS= OVH_PEER_LIBS= \
+		$(addprefix $(HOST_BIN)/,$(TOOL_NAMES))
+$(OUT)/man/%.1: host-tools
 	@mkdir -p $(dir $@)
 	bash $(TOP)/man/tool-page.sh $* $(VERSION) $(HOST_BIN)/$* >$@.tmp && mv $@.tmp $@
 man-pages: $(TOOL_PAGES)
@@ -181,6 +186,8 @@ install: lib shlib samples man-pages
 	$(INSTALL) -m 644 $(TOP)/packaging/sysctl.conf $(DESTDIR)$(SYSCONFDIR)/sysctl.d/60-pmuser.conf
 	$(INSTALL) -m 644 $(TOP)/packaging/modprobe.conf $(DESTDIR)$(SYSCONFDIR)/modprobe.d/pmuser.conf
 	$(MAKE) -s dkms-tree DKMS_SRC=$(DKMS_SRC)
+	@# A library installed into the running system is found at once.
+	[ -n "$(DESTDIR)" ] || ldconfig
 
 # The module's source as DKMS wants it: dkms.conf beside Kbuild, module/ and uapi/.
 dkms-tree:
@@ -220,7 +227,7 @@ deb:
 print-version:
 	@echo $(VERSION)
 
-.PHONY: shlib man-pages install dkms-tree dkms-install uninstall deb print-version FORCE
+.PHONY: shlib host-tools man-pages install dkms-tree dkms-install uninstall deb print-version FORCE
 
 # ---- x86 host: emulated targets ----------------------------------------------------------
 TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt

@@ -22,6 +22,7 @@ if [ -n "$results" ]; then
 fi
 # The command runs as written, in a subshell (an exit in it ends only the command);
 # /root/out travels back on the console as a base64 tar between markers.
+want_results=$([ -n "$results" ] && echo 1 || echo 0)
 cat >"$job" <<JOB
 insmod /lib/modules/pmuser.ko \$PMUSER_MODPARAMS || exit 126
 mkdir -p /root/out
@@ -29,22 +30,26 @@ mkdir -p /root/out
 $cmd
 )
 rc=\$?
-if [ -n "$results" ]; then
+if [ $want_results = 1 ]; then
 	echo "@@PMUSER-RESULTS-BEGIN"
 	tar -C /root/out -cf - . | gzip -c | base64
 	echo "@@PMUSER-RESULTS-END"
 fi
 exit \$rc
 JOB
+# The output is shown as it comes, without the results block.
 set +e
-bash "$here/run-guest.sh" "$target" "$job" ${files[@]+"${files[@]}"} >"$out"
-rc=$?
+bash "$here/run-guest.sh" "$target" "$job" ${files[@]+"${files[@]}"} | tee "$out" |
+	tr -d '\r' | awk '/^@@PMUSER-RESULTS-BEGIN/ { skip = 1; next }
+		/^@@PMUSER-RESULTS-END/ { skip = 0; next } !skip { print; fflush() }'
+rc=${PIPESTATUS[0]}
 set -e
-tr -d '\r' <"$out" | awk '/^@@PMUSER-RESULTS-BEGIN/ { skip = 1; next }
-	/^@@PMUSER-RESULTS-END/ { skip = 0; next } !skip'
 if [ -n "$results" ]; then
-	tr -d '\r' <"$out" | awk '/^@@PMUSER-RESULTS-END/ { exit } on; /^@@PMUSER-RESULTS-BEGIN/ { on = 1 }' |
-		base64 -d -i | tar -C "$results" -xzf - ||
+	if ! tr -d '\r' <"$out" |
+		awk '/^@@PMUSER-RESULTS-END/ { exit } on; /^@@PMUSER-RESULTS-BEGIN/ { on = 1 }' |
+		base64 -d -i | tar -C "$results" -xzf -; then
 		echo "vm-run: the guest's /root/out did not come back" >&2
+		[ "$rc" != 0 ] || rc=1
+	fi
 fi
 exit "$rc"
