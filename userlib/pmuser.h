@@ -272,7 +272,9 @@ pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bo
  * barriers, for the tightest region. With n and hw[] compile-time constants it compiles to
  * the barrier, n reads and the barrier: n + 2 instructions on AArch64. The values are the
  * hardware's own: a delta of two such reads is a count (masked to the counter's width) only
- * if pmuser_page_unchanged() holds for a pmuser_page_mark() taken before the first read.
+ * if pmuser_page_unchanged() holds for a pmuser_page_mark() taken before the first read and
+ * pmuser_page_raw_usable() accepts both reads (on ARMv7 all ones is a read that lost to the
+ * kernel's counter selection, which leaves the page as it was).
  */
 static inline __attribute__((always_inline)) void
 pmuser_counter_read_n(unsigned int n, const unsigned int hw[], uint64_t values[])

@@ -14,7 +14,8 @@
 #include "kselftest_harness.h"
 #include "../tool_run.h"
 
-#define DEST "/tmp/pmuser-install"
+/* Inside this checkout's build tree: two checkouts on one machine never share it. */
+#define DEST PMUSER_TOP "/build/host/install-test"
 #define MAKE_INSTALL "make -s -C " PMUSER_TOP " OUT=" PMUSER_TOP "/build/host CROSS_COMPILE= " \
 	"PREFIX=/usr DESTDIR=" DEST
 #define OUT_MAX 65536
@@ -47,7 +48,8 @@ FIXTURE_TEARDOWN(installed)
 	tool_run("rm -rf " DEST, false, self->out, sizeof(self->out));
 }
 
-TEST_F(installed, every_part_in_place)
+/* make install and man take seconds each on a busy 2-core box. */
+TEST_F_TIMEOUT(installed, every_part_in_place, 300)
 {
 	static const char *const files[] = {
 		"usr/lib/libpmuser.a", "usr/lib/libpmuser.so", "usr/lib/libpmuser.so.0",
@@ -76,7 +78,7 @@ TEST_F(installed, every_part_in_place)
 			      false, self->out, sizeof(self->out)));
 }
 
-TEST_F(installed, program_builds_against_pkg_config)
+TEST_F_TIMEOUT(installed, program_builds_against_pkg_config, 300)
 {
 	static const char prog[] =
 		"#include <pmuser.h>\n"
@@ -111,7 +113,7 @@ TEST_F(installed, program_builds_against_pkg_config)
 	EXPECT_STREQ("", self->out) TH_LOG("exported beyond the API: %s", self->out);
 }
 
-TEST_F(installed, man_pages_render_and_name_every_option)
+TEST_F_TIMEOUT(installed, man_pages_render_and_name_every_option, 300)
 {
 	static char help[OUT_MAX], page[OUT_MAX];
 	char cmd[1024];
@@ -150,7 +152,7 @@ TEST_F(installed, man_pages_render_and_name_every_option)
 	}
 }
 
-TEST_F(installed, uninstall_leaves_no_file)
+TEST_F_TIMEOUT(installed, uninstall_leaves_no_file, 300)
 {
 	ASSERT_EQ(0, tool_run(MAKE_INSTALL " uninstall 2>&1 && find " DEST
 			      " ! -type d ! -name prog.c", false, self->out, sizeof(self->out)));
