@@ -1,39 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * Counter sets: backend selection, the module and clock backends, and the backend-neutral
- * reads. The perf backends are in pmuser_perf.c, the backends' names in pmuser_backend.c.
+ * Counter sets: the attributes, the choice of a backend (struct pmuser__backend_ops: module
+ * in pmuser_module.c, perf in pmuser_perf.c, clock in pmuser_backend.c), and the reads and
+ * regions every backend shares.
  */
 #include <errno.h>
-#include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pmuser_internal.h"
-
-uint64_t pmuser__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int pmuser_thread_pin(int cpu)
-{
-	cpu_set_t set;
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE)
-		return -EINVAL;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
 
 void pmuser_counters_attr_init(struct pmuser_counters_attr *attr)
 {
@@ -41,220 +18,7 @@ void pmuser_counters_attr_init(struct pmuser_counters_attr *attr)
 	attr->cpu = -1;
 }
 
-/* Appends "name: reason; " to why. */
-static void __attribute__((format(printf, 3, 4)))
-why_add(char *why, size_t whylen, const char *fmt, ...)
-{
-	size_t used;
-	va_list ap;
-
-	if (!why || !whylen)
-		return;
-	used = strnlen(why, whylen);
-	if (used + 1 >= whylen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why + used, whylen - used, fmt, ap);
-	va_end(ap);
-}
-
-/* ---- module backend ----------------------------------------------------------------------- */
-
-static sigjmp_buf probe_env;
-
-static void probe_sigill(int sig)
-{
-	siglongjmp(probe_env, sig);
-}
-
-int pmuser_counter_probe(unsigned int hw, uint64_t *value)
-{
-	struct sigaction sa = { .sa_handler = probe_sigill }, old;
-	volatile int ret = -EPERM;
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGILL, &sa, &old))
-		return -errno;
-	if (!sigsetjmp(probe_env, 1)) {
-		*value = pmuser_counter_read_serial(hw);
-		ret = 0;
-	}
-	sigaction(SIGILL, &old, NULL);
-	return ret;
-}
-
-/* Reads every held counter once: false if the instruction traps. */
-static bool module_reads_work(struct pmuser_counters *c)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nr; i++)
-		if (c->ctr[i].supported && pmuser_counter_probe(c->ctr[i].hw, &c->ctr[i].last))
-			return false;
-	return true;
-}
-
-/* request: the ioctl that failed (its cause is named), or 0 for other steps. */
-static int module_fail_req(struct pmuser_counters *c, int ret, char *why, size_t whylen,
-			   const char *what, unsigned long request)
-{
-	char cause[256];
-
-	pmuser_device_why(request, ret, cause, sizeof(cause));
-	why_add(why, whylen, "module: %s: %s; ", what, cause);
-	pmuser_page_unmap(&c->page);
-	if (c->dev_fd >= 0)
-		close(c->dev_fd);
-	c->dev_fd = -1;
-	return ret;
-}
-
-static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
-		       const char *what)
-{
-	return module_fail_req(c, ret, why, whylen, what, 0);
-}
-
-/*
- * Each held counter's width as the page publishes it: perf gives events 32-bit counters even
- * where the PMU's are 64 bits wide (PMUv3p5), and raw reads mean what the page says.
- */
-static void page_widths(struct pmuser_counters *c, unsigned int cpu)
-{
-	const volatile struct pmuser_page_cpu *rec;
-	unsigned int i, bits;
-
-	if (cpu >= c->page.nr_cpus)
-		return;
-	rec = pmuser_page_cpu(&c->page, cpu);
-	for (i = 0; i < c->nr; i++) {
-		bits = rec->slot[c->ctr[i].slot].bits;
-		if (c->ctr[i].supported && bits)
-			c->ctr[i].bits = bits;
-	}
-}
-
-int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen)
-{
-	const struct pmuser_counters_attr *a = &c->attr;
-	struct pmuser_config cfg = { 0 };
-	struct pmuser_cpu_info ci;
-	struct pmuser_info info;
-	unsigned int i, cpu, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
-	int ret;
-
-	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE) {
-		why_add(why, whylen, "module: no inline reads on this architecture; ");
-		return -EOPNOTSUPP;
-	}
-	if (a->pid != 0 || a->flags & (PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC)) {
-		why_add(why, whylen, "module: counts only the calling thread's CPU; ");
-		return -EOPNOTSUPP;
-	}
-	c->dev_fd = pmuser_device_open();
-	if (c->dev_fd < 0) {
-		ret = c->dev_fd;
-		c->dev_fd = -1;
-		return module_fail(c, ret, why, whylen, PMUSER_DEVICE);
-	}
-	ret = pmuser_device_info(c->dev_fd, &info);
-	if (ret)
-		return module_fail(c, ret, why, whylen, "PMUSER_IOC_INFO");
-	if (info.arch != PMUSER_FAST_ARCH)
-		return module_fail(c, -EOPNOTSUPP, why, whylen, "module and program architectures differ");
-	if (info.access_mode == PMUSER_ACCESS_NONE)
-		return module_fail(c, -EPERM, why, whylen, "the module grants no inline access (access mode none)");
-	if (a->cpu >= 0) {
-		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS)
-			return module_fail(c, -EINVAL, why, whylen, "CPU number");
-		cfg.cpus[a->cpu / 64] = 1ULL << (a->cpu % 64);
-		ret = pmuser_thread_pin(a->cpu);
-		if (ret)
-			return module_fail(c, ret, why, whylen, "pinning to the CPU");
-	}
-	cpu = a->cpu >= 0 ? (unsigned int)a->cpu : (unsigned int)sched_getcpu();
-	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
-	if (ret)
-		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CPU_INFO");
-
-	if (first) {
-		cfg.flags = PMUSER_CONFIG_CYCLES;
-		cfg.cycle_flags = c->ctr[0].flags;
-		c->ctr[0].hw = PMUSER_HW_CYCLE;
-		c->ctr[0].slot = PMUSER_PAGE_CYCLE_SLOT;
-		c->ctr[0].bits = ci.cycle_bits;
-	}
-	for (i = first; i < c->nr; i++) {
-		struct pmuser_ctr *ctr = &c->ctr[i];
-
-		if (!pmuser_event_supported(&ci, ctr->event)) {
-			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
-				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
-			ctr->supported = false;
-			continue;
-		}
-		ctr->bits = ci.counter_bits;
-		ctr->slot = cfg.nr_events;
-		cfg.events[cfg.nr_events].event = ctr->event;
-		cfg.events[cfg.nr_events].flags = ctr->flags;
-		cfg.nr_events++;
-	}
-	ret = pmuser_device_configure(c->dev_fd, &cfg);
-	if (ret)
-		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE",
-				       PMUSER_IOC_CONFIGURE);
-	for (i = first, cpu = 0; i < c->nr; i++)
-		if (c->ctr[i].supported)
-			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
-	/* What a read of all counters takes from the page, fixed from here on. */
-	c->nr_read = 0;
-	for (i = 0; i < c->nr; i++) {
-		if (!c->ctr[i].supported)
-			continue;
-		c->read_idx[c->nr_read] = i;
-		c->read_slot[c->nr_read++] = c->ctr[i].slot;
-	}
-	ret = pmuser_page_map(c->dev_fd, &c->page);
-	if (ret)
-		return module_fail(c, ret, why, whylen, "mapping the counter page");
-	page_widths(c, (unsigned int)sched_getcpu());
-	pmuser__module_readers(c, ci.pmu_version);
-	ret = pmuser_device_grant(c->dev_fd, 0);
-	if (ret)
-		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
-	if (!module_reads_work(c))
-		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");
-	snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
-		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? "PMCCNTR_EL0" :
-		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 ? "PMCCNTR (c9)" : "CCNT (c15)",
-		 ci.cycle_bits);
-	return 0;
-}
-
 /* ---- opening ------------------------------------------------------------------------------ */
-
-static int clock_open(struct pmuser_counters *c, char *why, size_t whylen)
-{
-	struct timespec res = { 0 };
-	unsigned int i;
-
-	for (i = 0; i < c->nr; i++) {
-		if (c->ctr[i].is_cycles) {
-			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "ns");
-			c->ctr[i].bits = 64;
-			continue;
-		}
-		if (!(c->attr.flags & PMUSER_COUNTERS_OPTIONAL)) {
-			why_add(why, whylen, "clock: cannot count %s; ", c->ctr[i].name);
-			return -EOPNOTSUPP;
-		}
-		c->ctr[i].supported = false;
-	}
-	clock_getres(CLOCK_MONOTONIC_RAW, &res);
-	snprintf(c->timer, sizeof(c->timer), "CLOCK_MONOTONIC_RAW (resolution %ld ns)",
-		 (long)res.tv_nsec + (long)res.tv_sec * 1000000000L);
-	return 0;
-}
 
 static void backend_reset(struct pmuser_counters *c)
 {
@@ -281,26 +45,20 @@ static void backend_reset(struct pmuser_counters *c)
 static int open_backend(struct pmuser_counters *c, enum pmuser_backend b, char *why,
 			size_t whylen)
 {
+	static const struct pmuser__backend_ops *const ops[] = {
+		[PMUSER_BACKEND_MODULE] = &pmuser__module_ops,
+		[PMUSER_BACKEND_PERF_MMAP] = &pmuser__perf_mmap_ops,
+		[PMUSER_BACKEND_PERF_READ] = &pmuser__perf_read_ops,
+		[PMUSER_BACKEND_CLOCK] = &pmuser__clock_ops,
+	};
 	int ret;
 
+	if ((unsigned int)b >= sizeof(ops) / sizeof(ops[0]) || !ops[b])
+		return -EINVAL;
 	backend_reset(c);
 	c->backend = b;
-	switch (b) {
-	case PMUSER_BACKEND_MODULE:
-		ret = pmuser__module_open(c, why, whylen);
-		break;
-	case PMUSER_BACKEND_PERF_MMAP:
-		ret = pmuser__perf_open(c, true, why, whylen);
-		break;
-	case PMUSER_BACKEND_PERF_READ:
-		ret = pmuser__perf_open(c, false, why, whylen);
-		break;
-	case PMUSER_BACKEND_CLOCK:
-		ret = clock_open(c, why, whylen);
-		break;
-	default:
-		ret = -EINVAL;
-	}
+	c->ops = ops[b];
+	ret = c->ops->open(c, why, whylen);
 	if (!ret)
 		c->t_base = pmuser__now_ns();
 	return ret;
@@ -359,13 +117,13 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 		why[0] = '\0';
 	bad = check_attr(attr);
 	if (bad) {
-		why_add(why, whylen, "invalid counter attributes: %s", bad);
+		pmuser__why_add(why, whylen, "invalid counter attributes: %s", bad);
 		return -EINVAL;
 	}
 	env = getenv("PMUSER_BACKEND");
 	if (want == PMUSER_BACKEND_AUTO && env && *env) {
 		if (pmuser_backend_parse(env, &want)) {
-			why_add(why, whylen, "PMUSER_BACKEND='%s' is not auto, module, perf-mmap, perf-read or clock",
+			pmuser__why_add(why, whylen, "PMUSER_BACKEND='%s' is not auto, module, perf-mmap, perf-read or clock",
 				env);
 			return -EINVAL;
 		}
@@ -419,8 +177,8 @@ void pmuser_counters_close(struct pmuser_counters *c)
 {
 	if (!c)
 		return;
-	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
-		pmuser__perf_close(c);
+	if (c->ops->close)
+		c->ops->close(c);
 	pmuser_page_unmap(&c->page);
 	if (c->dev_fd >= 0)
 		close(c->dev_fd);
@@ -472,55 +230,14 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c)
  * Raw reads, in reverse order for a region's start so that each counter's window nests inside
  * the previous one's: counter 0 (the cycle counter) is read closest to the measured code.
  */
-int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse)
+static int read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse)
 {
-	unsigned int i;
-
-	if (gaps && c->backend != PMUSER_BACKEND_PERF_MMAP && c->backend != PMUSER_BACKEND_PERF_READ)
-		memset(gaps, 0, c->nr * sizeof(gaps[0]));
-	switch (c->backend) {
-	case PMUSER_BACKEND_MODULE:
-		(reverse ? c->raw_start : c->raw_stop)(c, values);
-		return 0;
-	case PMUSER_BACKEND_PERF_MMAP:
-	case PMUSER_BACKEND_PERF_READ:
-		return pmuser__perf_read_raw(c, values, gaps);
-	case PMUSER_BACKEND_CLOCK:
-		for (i = 0; i < c->nr; i++)
-			values[i] = 0;
-		if (c->nr && c->ctr[0].is_cycles)
-			values[0] = pmuser__now_ns() - c->t_base;
-		return 0;
-	default:
-		return -EINVAL;
-	}
+	return c->ops->read_raw(c, values, gaps, reverse);
 }
 
 static uint64_t width_mask(unsigned int bits)
 {
 	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
-}
-
-/* Module backend: counts through the counter page, continuous across perf's reloads. */
-static int module_read(struct pmuser_counters *c, uint64_t values[])
-{
-	uint64_t v[PMUSER_COUNTERS_MAX];
-	unsigned int i;
-	int cpu, ret;
-
-	ret = pmuser_page_read(&c->page, c->read_slot, c->nr_read, v, &cpu);
-	if (ret)
-		return ret;
-	if (c->nr_read == c->nr) {
-		for (i = 0; i < c->nr; i++)
-			values[i] = v[i];
-		return 0;
-	}
-	for (i = 0; i < c->nr; i++)
-		values[i] = 0;
-	for (i = 0; i < c->nr_read; i++)
-		values[c->read_idx[i]] = v[i];
-	return 0;
 }
 
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
@@ -532,9 +249,9 @@ int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 	/* The reader chosen at open for the set (module layouts, perf self-read). */
 	if (c->fast_read && !c->fast_read(c, values))
 		return 0;
-	if (c->backend == PMUSER_BACKEND_MODULE)
-		return module_read(c, values);
-	ret = pmuser__read_raw(c, raw, NULL, false);
+	if (c->ops->read)
+		return c->ops->read(c, values);
+	ret = read_raw(c, raw, NULL, false);
 	if (ret)
 		return ret;
 	for (i = 0; i < c->nr; i++) {
@@ -554,8 +271,8 @@ int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count cou
 	unsigned int i;
 	int ret;
 
-	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
-		return pmuser__perf_read_full(c, counts);
+	if (c->ops->read_full)
+		return c->ops->read_full(c, counts);
 	ret = pmuser_counters_read(c, values);
 	if (ret)
 		return ret;
@@ -579,40 +296,25 @@ double pmuser_count_scaled(const struct pmuser_count *count)
 
 int pmuser_counters_enable(struct pmuser_counters *c)
 {
-	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
-		return pmuser__perf_ioctl(c, PERF_EVENT_IOC_ENABLE);
-	return 0;
+	return c->ops->ctl(c, PERF_EVENT_IOC_ENABLE);
 }
 
 int pmuser_counters_disable(struct pmuser_counters *c)
 {
-	if (c->backend == PMUSER_BACKEND_PERF_MMAP || c->backend == PMUSER_BACKEND_PERF_READ)
-		return pmuser__perf_ioctl(c, PERF_EVENT_IOC_DISABLE);
-	/* The module's counters run as long as they are held. */
-	return -EOPNOTSUPP;
+	return c->ops->ctl(c, PERF_EVENT_IOC_DISABLE);
 }
 
 int pmuser_counters_reset(struct pmuser_counters *c)
 {
 	uint64_t raw[PMUSER_COUNTERS_MAX];
 	unsigned int i;
-	int ret = 0;
+	int ret;
 
-	switch (c->backend) {
-	case PMUSER_BACKEND_PERF_MMAP:
-	case PMUSER_BACKEND_PERF_READ:
-		ret = pmuser__perf_ioctl(c, PERF_EVENT_IOC_RESET);
-		break;
-	case PMUSER_BACKEND_MODULE:
-		ret = pmuser_device_reset(c->dev_fd);
-		break;
-	default:
-		break;
-	}
+	ret = c->ops->ctl(c, PERF_EVENT_IOC_RESET);
 	if (ret)
 		return ret;
 	c->t_base = pmuser__now_ns();
-	ret = pmuser__read_raw(c, raw, NULL, false);
+	ret = read_raw(c, raw, NULL, false);
 	for (i = 0; !ret && i < c->nr; i++)
 		c->ctr[i].last = raw[i];
 	return ret;
@@ -621,40 +323,12 @@ int pmuser_counters_reset(struct pmuser_counters *c)
 /* ---- regions ------------------------------------------------------------------------------ */
 
 /*
- * Module backend: the region's reads are usable if the thread stayed on one CPU, that CPU's
- * page did not change (no reload, move or period end was published) and every raw read lies
- * in its published period on the counter the page names.
+ * With readers chosen for the set (the module's), a region's start marks the CPU and its page
+ * sequence and reads last of all; other backends read through their own read_raw.
  */
-static bool module_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
-				const uint64_t end[])
-{
-	const volatile struct pmuser_page_cpu *rec;
-	struct pmuser_page_slot s;
-	unsigned int i;
-
-	if (r->cpu < 0 || (unsigned int)r->cpu >= c->page.nr_cpus || pmuser_thread_cpu() != r->cpu ||
-	    (r->seq & 1))
-		return false;
-	rec = pmuser_page_cpu(&c->page, (unsigned int)r->cpu);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	for (i = 0; i < c->nr; i++) {
-		if (!c->ctr[i].supported)
-			continue;
-		s.hw = rec->slot[c->ctr[i].slot].hw;
-		s.bits = rec->slot[c->ctr[i].slot].bits;
-		s.base = rec->slot[c->ctr[i].slot].base;
-		if (s.hw != c->ctr[i].hw || !pmuser_page_raw_usable(&s, r->start[i]) ||
-		    !pmuser_page_raw_usable(&s, end[i]))
-			return false;
-	}
-	/* What was compared belongs to the sequence the region started under. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return rec->seq == r->seq;
-}
-
 void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 {
-	if (c->backend == PMUSER_BACKEND_MODULE) {
+	if (c->raw_start) {
 		r->cpu = pmuser_thread_cpu();
 		r->seq = r->cpu >= 0 && (unsigned int)r->cpu < c->page.nr_cpus ?
 			 pmuser_page_cpu(&c->page, (unsigned int)r->cpu)->seq : 1;
@@ -662,20 +336,7 @@ void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 		c->raw_start(c, r->start);
 		return;
 	}
-	pmuser__read_raw(c, r->start, r->gap, true);
-}
-
-/* perf backends: every counter was on a counter at both ends and all the time between. */
-static bool perf_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
-			      const uint64_t gap[])
-{
-	unsigned int i;
-
-	for (i = 0; i < c->nr; i++)
-		if (c->ctr[i].supported &&
-		    (r->gap[i] == PMUSER_GAP_OFF || gap[i] != r->gap[i]))
-			return false;
-	return true;
+	read_raw(c, r->start, r->gap, true);
 }
 
 static void region_deltas(const struct pmuser_counters *c, struct pmuser_region *r,
@@ -694,24 +355,17 @@ void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
 	uint64_t end[PMUSER_COUNTERS_MAX], gap[PMUSER_COUNTERS_MAX];
 
 	/*
-	 * Module: the counters are read before anything else, into r->raw (made deltas in
+	 * Readers chosen for the set read before anything else, into r->raw (made deltas in
 	 * place), so that the bias holds only a call and this branch.
 	 */
 	if (c->raw_stop) {
 		c->raw_stop(c, r->raw);
-		r->valid = module_region_valid(c, r, r->raw);
+		r->valid = c->ops->region_valid(c, r, r->raw, NULL);
 		region_deltas(c, r, r->raw);
 		return;
 	}
-	pmuser__read_raw(c, end, gap, false);
-	switch (c->backend) {
-	case PMUSER_BACKEND_PERF_MMAP:
-	case PMUSER_BACKEND_PERF_READ:
-		r->valid = perf_region_valid(c, r, gap);
-		break;
-	default:
-		r->valid = true;
-	}
+	read_raw(c, end, gap, false);
+	r->valid = c->ops->region_valid(c, r, end, gap);
 	region_deltas(c, r, end);
 }
 

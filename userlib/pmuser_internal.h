@@ -33,8 +33,11 @@ typedef void pmuser__raw_fn(const struct pmuser_counters *c, uint64_t values[]);
 /* Layouts up to this many counters get readers with every register fixed in the code. */
 #define PMUSER_FAST_LAYOUT_MAX	5
 
+struct pmuser__backend_ops;
+
 struct pmuser_counters {
 	enum pmuser_backend backend;
+	const struct pmuser__backend_ops *ops;
 	struct pmuser_counters_attr attr;
 	unsigned int nr;
 	struct pmuser_ctr ctr[PMUSER_COUNTERS_MAX];
@@ -56,20 +59,46 @@ struct pmuser_counters {
 	char timer[96];
 };
 
-/* Backend openers: 0, or -errno with the reason in why. */
-int pmuser__module_open(struct pmuser_counters *c, char *why, size_t whylen);
-int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen);
-void pmuser__perf_close(struct pmuser_counters *c);
 /*
- * Raw (not extended) reads of every counter; perf-mmap falls back to read() per counter.
- * gaps (may be NULL) gets, per counter, how long perf has had it enabled but not on a
- * counter (PMUSER_GAP_OFF: not on a counter at this read): a region whose gaps differ at its
- * ends was multiplexed.
+ * In gaps, per counter, how long perf has had it enabled but not on a counter
+ * (PMUSER_GAP_OFF: not on a counter at this read): a region whose gaps differ at its ends
+ * was multiplexed. Backends without multiplexing report 0.
  */
 #define PMUSER_GAP_OFF	UINT64_MAX
-int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[]);
-int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
-int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request);
+
+/*
+ * A backend, chosen at open (pmuser_counters.ops). Reads chosen for the set's layout
+ * (fast_read, raw_start, raw_stop) come first where the backend has them; the inline reads
+ * of pmuser.h never come here.
+ */
+struct pmuser__backend_ops {
+	/* 0, or -errno with the reason appended to why ("name: reason; "). */
+	int (*open)(struct pmuser_counters *c, char *why, size_t whylen);
+	/* What open acquired beyond the device and page, which close releases for all. */
+	void (*close)(struct pmuser_counters *c);
+	/* Raw reads of every counter, last to first for a region's start; gaps may be NULL. */
+	int (*read_raw)(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
+			bool reverse);
+	/* 64-bit counts kept by the backend; NULL: read_raw extended in software. */
+	int (*read)(struct pmuser_counters *c, uint64_t values[]);
+	/* Counts with times enabled and running; NULL: read, both times since the open. */
+	int (*read_full)(struct pmuser_counters *c, struct pmuser_count counts[]);
+	/* PERF_EVENT_IOC_ENABLE, _DISABLE or _RESET, or -EOPNOTSUPP. */
+	int (*ctl)(struct pmuser_counters *c, unsigned long request);
+	/* Whether a region's reads (start in r, end and gaps at the stop) are a count. */
+	bool (*region_valid)(const struct pmuser_counters *c, const struct pmuser_region *r,
+			     const uint64_t end[], const uint64_t gaps[]);
+};
+
+extern const struct pmuser__backend_ops pmuser__module_ops;	/* pmuser_module.c */
+extern const struct pmuser__backend_ops pmuser__perf_mmap_ops;	/* pmuser_perf.c */
+extern const struct pmuser__backend_ops pmuser__perf_read_ops;	/* pmuser_perf.c */
+extern const struct pmuser__backend_ops pmuser__clock_ops;	/* pmuser_backend.c */
+
+/* Appends the formatted reason to why (whylen bytes, may be NULL). */
+void __attribute__((format(printf, 3, 4)))
+pmuser__why_add(char *why, size_t whylen, const char *fmt, ...);
+/* CLOCK_MONOTONIC_RAW in nanoseconds. */
 uint64_t pmuser__now_ns(void);
 /* kernel.perf_user_access: 0 or 1; -1 if there is no such sysctl; -2 if it cannot be read. */
 int pmuser__perf_user_access(void);
@@ -78,6 +107,5 @@ int pmuser__perf_user_access(void);
  * pmuser_cpu_info), after the page is mapped.
  */
 void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version);
-int pmuser__read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[], bool reverse);
 
 #endif /* PMUSER_USERLIB_INTERNAL_H */

@@ -74,7 +74,11 @@ static bool event_attr(const struct pmuser_ctr *ctr, struct perf_event_attr *pa)
 #endif
 }
 
-void pmuser__perf_close(struct pmuser_counters *c)
+static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
+static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
+			 bool reverse);
+
+static void perf_close(struct pmuser_counters *c)
 {
 	unsigned int i;
 
@@ -102,7 +106,7 @@ static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whyle
 		used = strnlen(why, whylen);
 		snprintf(why + used, whylen - used, fmt, what, strerror(-ret));
 	}
-	pmuser__perf_close(c);
+	perf_close(c);
 	return ret;
 }
 
@@ -126,7 +130,7 @@ static const char *mmap_reads_problem(struct pmuser_counters *c)
 	case -1:
 		return "no kernel.perf_user_access: this kernel's perf has no user counter reads";
 	}
-	if (pmuser__perf_read_raw(c, v, NULL) || pmuser__perf_read_full(c, counts))
+	if (perf_read_raw(c, v, NULL, false) || perf_read_full(c, counts))
 		return "reading the events failed";
 	for (i = 0; i < c->nr; i++) {
 		struct perf_event_mmap_page *pg = c->ctr[i].page;
@@ -204,7 +208,7 @@ static void mmap_choose_reader(struct pmuser_counters *c)
 }
 #endif
 
-int pmuser__perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
+static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
 	bool group = !(a->flags & PMUSER_COUNTERS_NO_GROUP);
@@ -344,7 +348,7 @@ static int read_group(struct pmuser_counters *c, struct pmuser_count counts[])
 	return 0;
 }
 
-int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
+static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
 {
 	unsigned int i;
 	int ret;
@@ -362,11 +366,14 @@ int pmuser__perf_read_full(struct pmuser_counters *c, struct pmuser_count counts
 	return 0;
 }
 
-int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[])
+static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
+			 bool reverse)
 {
 	struct pmuser_count counts[PMUSER_COUNTERS_MAX];
 	unsigned int i;
 	int ret;
+
+	(void)reverse;
 
 #if defined(__aarch64__)
 	if (c->backend == PMUSER_BACKEND_PERF_MMAP) {
@@ -381,7 +388,7 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t
 				continue;
 			/* Not on a counter now: perf's read(), once for all (the leader reads groups). */
 			if (!have_counts) {
-				ret = pmuser__perf_read_full(c, counts);
+				ret = perf_read_full(c, counts);
 				if (ret)
 					return ret;
 				have_counts = true;
@@ -395,7 +402,7 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t
 		return 0;
 	}
 #endif
-	ret = pmuser__perf_read_full(c, counts);
+	ret = perf_read_full(c, counts);
 	if (ret)
 		return ret;
 	for (i = 0; i < c->nr; i++) {
@@ -406,7 +413,7 @@ int pmuser__perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t
 	return 0;
 }
 
-int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request)
+static int perf_ctl(struct pmuser_counters *c, unsigned long request)
 {
 	unsigned int i;
 
@@ -417,3 +424,45 @@ int pmuser__perf_ioctl(struct pmuser_counters *c, unsigned long request)
 			return -errno;
 	return 0;
 }
+
+/* perf backends: every counter was on a counter at both ends and all the time between. */
+static bool perf_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
+			      const uint64_t end[], const uint64_t gap[])
+{
+	unsigned int i;
+
+	(void)end;
+	for (i = 0; i < c->nr; i++)
+		if (c->ctr[i].supported &&
+		    (r->gap[i] == PMUSER_GAP_OFF || gap[i] != r->gap[i]))
+			return false;
+	return true;
+}
+
+static int perf_mmap_open(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	return perf_open(c, true, why, whylen);
+}
+
+static int perf_read_open(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	return perf_open(c, false, why, whylen);
+}
+
+const struct pmuser__backend_ops pmuser__perf_mmap_ops = {
+	.open = perf_mmap_open,
+	.close = perf_close,
+	.read_raw = perf_read_raw,
+	.read_full = perf_read_full,
+	.ctl = perf_ctl,
+	.region_valid = perf_region_valid,
+};
+
+const struct pmuser__backend_ops pmuser__perf_read_ops = {
+	.open = perf_read_open,
+	.close = perf_close,
+	.read_raw = perf_read_raw,
+	.read_full = perf_read_full,
+	.ctl = perf_ctl,
+	.region_valid = perf_region_valid,
+};

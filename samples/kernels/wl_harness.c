@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "now.h"
 #include "wl_harness.h"
 
 #define CALIBRATION_ROUNDS	200
@@ -94,13 +95,6 @@ static uint32_t arch_event(uint32_t native)
 #define REGION_SECONDS_MIN	0.5
 #define REGION_SECONDS_MAX	5.0
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 /*
  * Everything between the region reads is this function's own code and the kernel. A flagged
@@ -112,18 +106,17 @@ static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *
 							wl_kernel_fn fn, void *args)
 {
 	enum pmuser_backend b = pmuser_counters_backend(c);
-	struct timespec t0;
+	uint64_t t0 = now_ns();
 	unsigned int tries;
 	double s = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (tries = 1;; tries++) {
 		pmuser_region_start(c, r);
 		fn(args);
 		pmuser_region_stop(c, r);
 		if (r->valid)
 			return;
-		s = seconds_since(&t0);
+		s = (double)(now_ns() - t0) / 1e9;
 		if ((tries >= REGION_TRIES && s >= REGION_SECONDS_MIN) || s >= REGION_SECONDS_MAX)
 			break;
 	}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The module backend: counters held through /dev/pmuser and read inline, their meaning from
+ * the counter page. The readers chosen for a set's layout are in pmuser_module_read.c.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmuser_internal.h"
+
+static sigjmp_buf probe_env;
+
+static void probe_sigill(int sig)
+{
+	siglongjmp(probe_env, sig);
+}
+
+int pmuser_counter_probe(unsigned int hw, uint64_t *value)
+{
+	struct sigaction sa = { .sa_handler = probe_sigill }, old;
+	volatile int ret = -EPERM;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGILL, &sa, &old))
+		return -errno;
+	if (!sigsetjmp(probe_env, 1)) {
+		*value = pmuser_counter_read_serial(hw);
+		ret = 0;
+	}
+	sigaction(SIGILL, &old, NULL);
+	return ret;
+}
+
+/* Reads every held counter once: false if the instruction traps. */
+static bool module_reads_work(struct pmuser_counters *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->ctr[i].supported && pmuser_counter_probe(c->ctr[i].hw, &c->ctr[i].last))
+			return false;
+	return true;
+}
+
+/* request: the ioctl that failed (its cause is named), or 0 for other steps. */
+static int module_fail_req(struct pmuser_counters *c, int ret, char *why, size_t whylen,
+			   const char *what, unsigned long request)
+{
+	char cause[256];
+
+	pmuser_device_why(request, ret, cause, sizeof(cause));
+	pmuser__why_add(why, whylen, "module: %s: %s; ", what, cause);
+	pmuser_page_unmap(&c->page);
+	if (c->dev_fd >= 0)
+		close(c->dev_fd);
+	c->dev_fd = -1;
+	return ret;
+}
+
+static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
+		       const char *what)
+{
+	return module_fail_req(c, ret, why, whylen, what, 0);
+}
+
+/*
+ * Each held counter's width as the page publishes it: perf gives events 32-bit counters even
+ * where the PMU's are 64 bits wide (PMUv3p5), and raw reads mean what the page says.
+ */
+static void page_widths(struct pmuser_counters *c, unsigned int cpu)
+{
+	const volatile struct pmuser_page_cpu *rec;
+	unsigned int i, bits;
+
+	if (cpu >= c->page.nr_cpus)
+		return;
+	rec = pmuser_page_cpu(&c->page, cpu);
+	for (i = 0; i < c->nr; i++) {
+		bits = rec->slot[c->ctr[i].slot].bits;
+		if (c->ctr[i].supported && bits)
+			c->ctr[i].bits = bits;
+	}
+}
+
+static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	const struct pmuser_counters_attr *a = &c->attr;
+	struct pmuser_config cfg = { 0 };
+	struct pmuser_cpu_info ci;
+	struct pmuser_info info;
+	unsigned int i, cpu, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+	int ret;
+
+	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE) {
+		pmuser__why_add(why, whylen, "module: no inline reads on this architecture; ");
+		return -EOPNOTSUPP;
+	}
+	if (a->pid != 0 || a->flags & (PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC)) {
+		pmuser__why_add(why, whylen, "module: counts only the calling thread's CPU; ");
+		return -EOPNOTSUPP;
+	}
+	c->dev_fd = pmuser_device_open();
+	if (c->dev_fd < 0) {
+		ret = c->dev_fd;
+		c->dev_fd = -1;
+		return module_fail(c, ret, why, whylen, PMUSER_DEVICE);
+	}
+	ret = pmuser_device_info(c->dev_fd, &info);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "PMUSER_IOC_INFO");
+	if (info.arch != PMUSER_FAST_ARCH)
+		return module_fail(c, -EOPNOTSUPP, why, whylen, "module and program architectures differ");
+	if (info.access_mode == PMUSER_ACCESS_NONE)
+		return module_fail(c, -EPERM, why, whylen, "the module grants no inline access (access mode none)");
+	if (a->cpu >= 0) {
+		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS)
+			return module_fail(c, -EINVAL, why, whylen, "CPU number");
+		cfg.cpus[a->cpu / 64] = 1ULL << (a->cpu % 64);
+		ret = pmuser_thread_pin(a->cpu);
+		if (ret)
+			return module_fail(c, ret, why, whylen, "pinning to the CPU");
+	}
+	cpu = a->cpu >= 0 ? (unsigned int)a->cpu : (unsigned int)sched_getcpu();
+	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CPU_INFO");
+
+	if (first) {
+		cfg.flags = PMUSER_CONFIG_CYCLES;
+		cfg.cycle_flags = c->ctr[0].flags;
+		c->ctr[0].hw = PMUSER_HW_CYCLE;
+		c->ctr[0].slot = PMUSER_PAGE_CYCLE_SLOT;
+		c->ctr[0].bits = ci.cycle_bits;
+	}
+	for (i = first; i < c->nr; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+
+		if (!pmuser_event_supported(&ci, ctr->event)) {
+			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
+				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
+			ctr->supported = false;
+			continue;
+		}
+		ctr->bits = ci.counter_bits;
+		ctr->slot = cfg.nr_events;
+		cfg.events[cfg.nr_events].event = ctr->event;
+		cfg.events[cfg.nr_events].flags = ctr->flags;
+		cfg.nr_events++;
+	}
+	ret = pmuser_device_configure(c->dev_fd, &cfg);
+	if (ret)
+		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE",
+				       PMUSER_IOC_CONFIGURE);
+	for (i = first, cpu = 0; i < c->nr; i++)
+		if (c->ctr[i].supported)
+			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
+	/* What a read of all counters takes from the page, fixed from here on. */
+	c->nr_read = 0;
+	for (i = 0; i < c->nr; i++) {
+		if (!c->ctr[i].supported)
+			continue;
+		c->read_idx[c->nr_read] = i;
+		c->read_slot[c->nr_read++] = c->ctr[i].slot;
+	}
+	ret = pmuser_page_map(c->dev_fd, &c->page);
+	if (ret)
+		return module_fail(c, ret, why, whylen, "mapping the counter page");
+	page_widths(c, (unsigned int)sched_getcpu());
+	pmuser__module_readers(c, ci.pmu_version);
+	ret = pmuser_device_grant(c->dev_fd, 0);
+	if (ret)
+		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
+	if (!module_reads_work(c))
+		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");
+	snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
+		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? "PMCCNTR_EL0" :
+		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 ? "PMCCNTR (c9)" : "CCNT (c15)",
+		 ci.cycle_bits);
+	return 0;
+}
+
+/* Module backend: counts through the counter page, continuous across perf's reloads. */
+static int module_read(struct pmuser_counters *c, uint64_t values[])
+{
+	uint64_t v[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+	int cpu, ret;
+
+	ret = pmuser_page_read(&c->page, c->read_slot, c->nr_read, v, &cpu);
+	if (ret)
+		return ret;
+	if (c->nr_read == c->nr) {
+		for (i = 0; i < c->nr; i++)
+			values[i] = v[i];
+		return 0;
+	}
+	for (i = 0; i < c->nr; i++)
+		values[i] = 0;
+	for (i = 0; i < c->nr_read; i++)
+		values[c->read_idx[i]] = v[i];
+	return 0;
+}
+
+/*
+ * Module backend: the region's reads are usable if the thread stayed on one CPU, that CPU's
+ * page did not change (no reload, move or period end was published) and every raw read lies
+ * in its published period on the counter the page names.
+ */
+static bool module_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
+				const uint64_t end[], const uint64_t gaps[])
+{
+	const volatile struct pmuser_page_cpu *rec;
+	struct pmuser_page_slot s;
+	unsigned int i;
+
+	(void)gaps;
+	if (r->cpu < 0 || (unsigned int)r->cpu >= c->page.nr_cpus || pmuser_thread_cpu() != r->cpu ||
+	    (r->seq & 1))
+		return false;
+	rec = pmuser_page_cpu(&c->page, (unsigned int)r->cpu);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (i = 0; i < c->nr; i++) {
+		if (!c->ctr[i].supported)
+			continue;
+		s.hw = rec->slot[c->ctr[i].slot].hw;
+		s.bits = rec->slot[c->ctr[i].slot].bits;
+		s.base = rec->slot[c->ctr[i].slot].base;
+		if (s.hw != c->ctr[i].hw || !pmuser_page_raw_usable(&s, r->start[i]) ||
+		    !pmuser_page_raw_usable(&s, end[i]))
+			return false;
+	}
+	/* What was compared belongs to the sequence the region started under. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return rec->seq == r->seq;
+}
+
+/* Raw reads through the readers chosen at open; the module never multiplexes. */
+static int module_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
+			   bool reverse)
+{
+	if (gaps)
+		memset(gaps, 0, c->nr * sizeof(gaps[0]));
+	(reverse ? c->raw_start : c->raw_stop)(c, values);
+	return 0;
+}
+
+/* The module's counters run as long as they are held; a reset restarts them at 0. */
+static int module_ctl(struct pmuser_counters *c, unsigned long request)
+{
+	switch (request) {
+	case PERF_EVENT_IOC_ENABLE:
+		return 0;
+	case PERF_EVENT_IOC_RESET:
+		return pmuser_device_reset(c->dev_fd);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+const struct pmuser__backend_ops pmuser__module_ops = {
+	.open = module_open,
+	.read_raw = module_read_raw,
+	.read = module_read,
+	.ctl = module_ctl,
+	.region_valid = module_region_valid,
+};
