@@ -138,49 +138,244 @@ static const char *lat_unresolved_why(char *buf, size_t len, int64_t median, int
 	return buf;
 }
 
+/* Refuses sizes the pattern cannot lay out: 0, or the exit status 2 after saying why. */
+static int check_size(const struct opts *o, uint64_t step)
+{
+	if (o->lat.pattern == LAT_STRIDE && o->lat.stride > o->size / 2) {
+		fprintf(stderr, TOOL ": stride %llu is more than half the size %llu\n",
+			(unsigned long long)o->lat.stride, (unsigned long long)o->size);
+		return 2;
+	}
+	if (o->size / step < 2) {
+		fprintf(stderr, TOOL ": size %llu is too small: need at least 2 nodes of %llu bytes\n",
+			(unsigned long long)o->size, (unsigned long long)step);
+		return 2;
+	}
+	if (o->size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {
+		fprintf(stderr, TOOL ": size %llu is more than half the machine's memory\n",
+			(unsigned long long)o->size);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * One full traversal warms caches and TLBs; then warm-up samples are thrown away. Each sample
+ * is a timed load and the same window without it.
+ */
+static void take_samples(const struct opts *o, struct lat_timer *t, const struct lat_buf *buf,
+			 const struct lat_chain *chain, struct result *r)
+{
+	uint64_t state = o->lat.seed ^ 0x5eed;
+	void **p = lat_chase(chain->start, chain->nodes);
+
+	for (uint64_t i = 0; i < o->warmup + o->samples; i++) {
+		uint64_t raw, empty;
+
+		if (o->lat.pattern == LAT_RANDOM) {
+			void **q = (void **)((char *)buf->mem +
+					     (lat_rand(&state) % chain->nodes) * chain->step);
+
+			raw = lat_time_load(t, &q);
+		} else {
+			p = lat_chase(p, o->gap);
+			raw = lat_time_load(t, &p);
+		}
+		empty = lat_time_empty(t);
+		if (i >= o->warmup) {
+			r->raw[i - o->warmup] = raw;
+			r->bias_raw[i - o->warmup] = empty;
+		}
+	}
+}
+
+/*
+ * The bias is the cheapest empty window, as the load can never be faster than nothing; the
+ * latencies are the samples less it. 0, or -ENOMEM.
+ */
+static int summarise(uint64_t n, struct result *r)
+{
+	int64_t *b = malloc(n * sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	r->bias = UINT64_MAX;
+	for (uint64_t i = 0; i < n; i++)
+		if (r->bias_raw[i] < r->bias)
+			r->bias = r->bias_raw[i];
+	for (uint64_t i = 0; i < n; i++) {
+		r->lat[i] = (int64_t)(r->raw[i] - r->bias);
+		b[i] = (int64_t)r->bias_raw[i];
+	}
+	lat_stats_compute(b, n, &r->bias_st);
+	free(b);
+	lat_stats_compute(r->lat, n, &r->st);
+	return 0;
+}
+
+/* Every sample into --raw's file rf (opened before measuring), closed: 0, or -1 after saying why. */
+static int write_raw(FILE *rf, const char *path, const char *unit, uint64_t n,
+		     const struct result *r)
+{
+	fprintf(rf, "# pmu-lat raw samples unit=%s bias=%llu\nindex,raw,bias_raw,latency\n", unit,
+		(unsigned long long)r->bias);
+	for (uint64_t i = 0; i < n; i++)
+		fprintf(rf, "%llu,%llu,%llu,%lld\n", (unsigned long long)i,
+			(unsigned long long)r->raw[i], (unsigned long long)r->bias_raw[i],
+			(long long)r->lat[i]);
+	if (fclose(rf)) {
+		fprintf(stderr, TOOL ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The clock backend's samples come in the clock's steps (plus the reads' jitter). When the
+ * median is no more than the smallest step the samples show, the clock cannot tell a load
+ * from the next step: the histogram shows the clock, not latencies. NULL, or why in why.
+ */
+static const char *unresolved_why(const struct lat_timer *t, uint64_t n, const struct result *r,
+				  char *why, size_t len)
+{
+	int64_t quantum = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		int64_t v = r->lat[i] < 0 ? -r->lat[i] : r->lat[i];
+
+		if (v && (!quantum || v < quantum))
+			quantum = v;
+	}
+	if (t->backend != PMUSER_BACKEND_CLOCK || r->st.median > quantum)
+		return NULL;
+	return lat_unresolved_why(why, len, r->st.median, quantum);
+}
+
+/* What a report says besides the samples. */
+struct report {
+	const struct opts *o;
+	const struct lat_timer *t;
+	const struct lat_geometry *geo;
+	const struct lat_buf *buf;
+	const struct lat_chain *chain;
+	const struct result *r;
+	const char *unresolved;		/* NULL: the timer resolves the loads */
+};
+
+static void report_text(FILE *out, const struct report *x)
+{
+	const struct lat_stats *s = &x->r->st;
+	double pred = lat_predict_single(x->t);
+	char szb[32];
+
+	fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(x->t->backend), x->t->timer);
+	fprintf(out, "sample: %s\n", x->t->method);
+	fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes, %s), "
+		"pattern %s, %s pages (%zu bytes), seed %llu, CPU %d\n",
+		tiers_fmt_size(szb, sizeof(szb), x->o->size), x->chain->nodes, x->chain->step,
+		x->geo->line, x->geo->line_source, lat_pattern_name(x->o->lat.pattern),
+		lat_pages_name(x->o->lat.pages), x->buf->page, (unsigned long long)x->o->lat.seed,
+		x->o->lat.cpu);
+	fprintf(out, "bias (same sequence without the load): min %lld, median %lld, "
+		"max %lld %s; subtracted %llu\n", (long long)x->r->bias_st.min,
+		(long long)x->r->bias_st.median, (long long)x->r->bias_st.max, x->t->unit,
+		(unsigned long long)x->r->bias);
+	if (pred > 0)
+		fprintf(out, "icount prediction: %g instruction per sample (the load alone)\n", pred);
+	else
+		fprintf(out, "icount prediction: none (no inline window on the %s backend)\n",
+			pmuser_backend_name(x->t->backend));
+	fprintf(out, "latency (%s, bias-corrected), %zu samples after %llu warm-up:\n",
+		x->t->unit, s->n, (unsigned long long)x->o->warmup);
+	fprintf(out, "  min %lld  mode %lld  median %lld  p90 %lld  p99 %lld  max %lld  "
+		"mean %.2f\n", (long long)s->min, (long long)s->mode, (long long)s->median,
+		(long long)s->p90, (long long)s->p99, (long long)s->max, s->mean);
+	if (x->unresolved)
+		fprintf(out, "warning: %s\n", x->unresolved);
+	print_hist(out, x->r, x->t->unit);
+}
+
+static void report_csv(FILE *out, const struct report *x)
+{
+	const struct lat_stats *s = &x->r->st;
+
+	fprintf(out, "# pmu-lat v1 unit=%s\n# backend=%s\n# timer=%s\n# sample=%s\n"
+		"# size=%llu\n# pattern=%s\n# step=%zu\n# line=%u\n# pages=%s\n"
+		"# cpu=%d\n# samples=%zu\n# bias=%llu\n# bias_median=%lld\n"
+		"# predicted=%g\n# min=%lld\n# mode=%lld\n# median=%lld\n# p90=%lld\n"
+		"# p99=%lld\n# max=%lld\n# resolved=%s\nlatency,count\n", x->t->unit,
+		pmuser_backend_name(x->t->backend), x->t->timer, x->t->method,
+		(unsigned long long)x->o->size, lat_pattern_name(x->o->lat.pattern),
+		x->chain->step, x->geo->line, lat_pages_name(x->o->lat.pages), x->o->lat.cpu, s->n,
+		(unsigned long long)x->r->bias, (long long)x->r->bias_st.median,
+		lat_predict_single(x->t), (long long)s->min, (long long)s->mode,
+		(long long)s->median, (long long)s->p90, (long long)s->p99, (long long)s->max,
+		x->unresolved ? "no" : "yes");
+	each_value(x->r, out, "%lld,%zu\n", "%lld,%zu\n");
+}
+
+static void report_json(FILE *out, const struct report *x)
+{
+	const struct lat_stats *s = &x->r->st;
+
+	fprintf(out, "{\"tool\": \"pmu-lat\", \"unit\": \"%s\", \"backend\": \"%s\", "
+		"\"timer\": ", x->t->unit, pmuser_backend_name(x->t->backend));
+	lat_json_string(out, x->t->timer);
+	fprintf(out, ", \"sample\": ");
+	lat_json_string(out, x->t->method);
+	fprintf(out, ",\n \"size\": %llu, \"pattern\": \"%s\", \"step\": %zu, "
+		"\"line\": %u, \"pages\": \"%s\", \"cpu\": %d,\n \"bias\": %llu, "
+		"\"bias_median\": %lld, \"predicted\": %g,\n \"samples\": %zu, "
+		"\"min\": %lld, \"mode\": %lld, \"median\": %lld, \"p90\": %lld, "
+		"\"p99\": %lld, \"max\": %lld, \"mean\": %.3f,\n \"histogram\": [",
+		(unsigned long long)x->o->size, lat_pattern_name(x->o->lat.pattern), x->chain->step,
+		x->geo->line, lat_pages_name(x->o->lat.pages), x->o->lat.cpu,
+		(unsigned long long)x->r->bias, (long long)x->r->bias_st.median,
+		lat_predict_single(x->t), s->n, (long long)s->min, (long long)s->mode,
+		(long long)s->median, (long long)s->p90, (long long)s->p99, (long long)s->max,
+		s->mean);
+	each_value(x->r, out, "[%lld, %zu]", ", [%lld, %zu]");
+	fprintf(out, "]}\n");
+}
+
 int main(int argc, char **argv)
 {
-	char err[512], szb[32];
+	static void (*const reports[])(FILE *, const struct report *) = {
+		[LAT_TEXT] = report_text, [LAT_CSV] = report_csv, [LAT_JSON] = report_json,
+	};
+	char err[512], why[200];
 	struct lat_geometry geo;
 	struct lat_timer t;
 	struct lat_buf buf;
 	struct lat_chain chain;
 	struct result r = { 0 };
+	struct report x;
 	struct opts o;
-	uint64_t state, step;
-	FILE *out = stdout;
-	void **p;
+	uint64_t step;
+	FILE *out = stdout, *rf = NULL;
 	int ret, status = 1;
-	bool unresolved;
-	int64_t quantum;
-	char why[200];
 
 	ret = parse(argc, argv, &o);
 	if (ret >= 0)
 		return ret;
 	step = lat_opts_place(&o.lat, &geo);
-	if (o.lat.pattern == LAT_STRIDE && o.lat.stride > o.size / 2) {
-		fprintf(stderr, TOOL ": stride %llu is more than half the size %llu\n",
-			(unsigned long long)o.lat.stride, (unsigned long long)o.size);
-		return 2;
-	}
-	if (o.size / step < 2) {
-		fprintf(stderr, TOOL ": size %llu is too small: need at least 2 nodes of %llu bytes\n",
-			(unsigned long long)o.size, (unsigned long long)step);
-		return 2;
-	}
-	if (o.size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {
-		fprintf(stderr, TOOL ": size %llu is more than half the machine's memory\n",
-			(unsigned long long)o.size);
-		return 2;
-	}
+	ret = check_size(&o, step);
+	if (ret)
+		return ret;
 	if (!o.gap_set)
 		o.gap = o.size / step < 64 ? o.size / step : 64;
 
+	/* Every output is opened before anything is measured: a bad path costs no run. */
+	if (o.lat.raw && !(rf = fopen(o.lat.raw, "w"))) {
+		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
+		return 1;
+	}
+	if (lat_output_open(TOOL, o.lat.output, &out))
+		goto out_files;
 	ret = lat_timer_open(&t, o.lat.backend, o.lat.cpu, NULL, 0, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
-		return 1;
+		goto out_files;
 	}
 	ret = lat_buf_alloc(&buf, o.size, o.lat.pages, err, sizeof(err));
 	if (!ret)
@@ -198,153 +393,24 @@ int main(int argc, char **argv)
 	}
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
 
-	/* One full traversal warms caches and TLBs; then warm-up samples are thrown away. */
-	state = o.lat.seed ^ 0x5eed;
-	p = lat_chase(chain.start, chain.nodes);
-	for (uint64_t i = 0; i < o.warmup + o.samples; i++) {
-		uint64_t raw, empty;
-
-		if (o.lat.pattern == LAT_RANDOM) {
-			void **q = (void **)((char *)buf.mem +
-					     (lat_rand(&state) % chain.nodes) * chain.step);
-
-			raw = lat_time_load(&t, &q);
-		} else {
-			p = lat_chase(p, o.gap);
-			raw = lat_time_load(&t, &p);
-		}
-		empty = lat_time_empty(&t);
-		if (i >= o.warmup) {
-			r.raw[i - o.warmup] = raw;
-			r.bias_raw[i - o.warmup] = empty;
-		}
-	}
-	if (lat_timer_check(&t, TOOL))
+	take_samples(&o, &t, &buf, &chain, &r);
+	if (lat_timer_check(&t, TOOL) || summarise(o.samples, &r))
 		goto out_buf;
-	/* Bias: the cheapest empty window, as the load can never be faster than nothing. */
-	r.bias = UINT64_MAX;
-	for (uint64_t i = 0; i < o.samples; i++)
-		if (r.bias_raw[i] < r.bias)
-			r.bias = r.bias_raw[i];
-	for (uint64_t i = 0; i < o.samples; i++)
-		r.lat[i] = (int64_t)(r.raw[i] - r.bias);
-	if (o.lat.raw) {
-		FILE *rf = fopen(o.lat.raw, "w");
-
-		if (!rf) {
-			fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
+	if (rf) {
+		ret = write_raw(rf, o.lat.raw, t.unit, o.samples, &r);
+		rf = NULL;
+		if (ret)
 			goto out_buf;
-		}
-		fprintf(rf, "# pmu-lat raw samples unit=%s bias=%llu\nindex,raw,bias_raw,latency\n",
-			t.unit, (unsigned long long)r.bias);
-		for (uint64_t i = 0; i < o.samples; i++)
-			fprintf(rf, "%llu,%llu,%llu,%lld\n", (unsigned long long)i,
-				(unsigned long long)r.raw[i], (unsigned long long)r.bias_raw[i],
-				(long long)r.lat[i]);
-		if (fclose(rf)) {
-			fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
-			goto out_buf;
-		}
 	}
-	{
-		int64_t *b = malloc(o.samples * sizeof(*b));
-
-		if (!b)
-			goto out_buf;
-		for (uint64_t i = 0; i < o.samples; i++)
-			b[i] = (int64_t)r.bias_raw[i];
-		lat_stats_compute(b, o.samples, &r.bias_st);
-		free(b);
-	}
-	lat_stats_compute(r.lat, o.samples, &r.st);
-
-	/*
-	 * The clock backend's samples come in the clock's steps (plus the reads' jitter). When
-	 * the median is no more than the smallest step the samples show, the clock cannot tell
-	 * a load from the next step: the histogram shows the clock, not latencies.
-	 */
-	quantum = 0;
-	for (uint64_t i = 0; i < o.samples; i++) {
-		int64_t v = r.lat[i] < 0 ? -r.lat[i] : r.lat[i];
-
-		if (v && (!quantum || v < quantum))
-			quantum = v;
-	}
-	unresolved = t.backend == PMUSER_BACKEND_CLOCK && r.st.median <= quantum;
-	if (unresolved)
+	x = (struct report){ &o, &t, &geo, &buf, &chain, &r,
+			     unresolved_why(&t, o.samples, &r, why, sizeof(why)) };
+	if (x.unresolved)
 		fprintf(stderr, TOOL ": warning: %s; use the module or a perf backend (cycle counter)\n",
-			lat_unresolved_why(why, sizeof(why), r.st.median, quantum));
-	if (lat_output_open(TOOL, o.lat.output, &out))
-		goto out_buf;
-	{
-		const char *timer = t.timer, *pat = lat_pattern_name(o.lat.pattern);
-		double pred = lat_predict_single(&t);
-		const struct lat_stats *s = &r.st;
-
-		switch (o.lat.format) {
-		case LAT_TEXT:
-			fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(t.backend), timer);
-			fprintf(out, "sample: %s\n", t.method);
-			fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes, %s), "
-				"pattern %s, %s pages (%zu bytes), seed %llu, CPU %d\n",
-				tiers_fmt_size(szb, sizeof(szb), o.size), chain.nodes, chain.step,
-				geo.line, geo.line_source, pat, lat_pages_name(o.lat.pages), buf.page,
-				(unsigned long long)o.lat.seed, o.lat.cpu);
-			fprintf(out, "bias (same sequence without the load): min %lld, median %lld, "
-				"max %lld %s; subtracted %llu\n", (long long)r.bias_st.min,
-				(long long)r.bias_st.median, (long long)r.bias_st.max, t.unit,
-				(unsigned long long)r.bias);
-			if (pred > 0)
-				fprintf(out, "icount prediction: %g instruction per sample (the load alone)\n",
-					pred);
-			else
-				fprintf(out, "icount prediction: none (no inline window on the %s backend)\n",
-					pmuser_backend_name(t.backend));
-			fprintf(out, "latency (%s, bias-corrected), %zu samples after %llu warm-up:\n",
-				t.unit, s->n, (unsigned long long)o.warmup);
-			fprintf(out, "  min %lld  mode %lld  median %lld  p90 %lld  p99 %lld  max %lld  "
-				"mean %.2f\n", (long long)s->min, (long long)s->mode, (long long)s->median,
-				(long long)s->p90, (long long)s->p99, (long long)s->max, s->mean);
-			if (unresolved)
-				fprintf(out, "warning: %s\n", why);
-			print_hist(out, &r, t.unit);
-			break;
-		case LAT_CSV:
-			fprintf(out, "# pmu-lat v1 unit=%s\n# backend=%s\n# timer=%s\n# sample=%s\n"
-				"# size=%llu\n# pattern=%s\n# step=%zu\n# line=%u\n# pages=%s\n"
-				"# cpu=%d\n# samples=%zu\n# bias=%llu\n# bias_median=%lld\n"
-				"# predicted=%g\n# min=%lld\n# mode=%lld\n# median=%lld\n# p90=%lld\n"
-				"# p99=%lld\n# max=%lld\n# resolved=%s\nlatency,count\n", t.unit,
-				pmuser_backend_name(t.backend), timer, t.method,
-				(unsigned long long)o.size, pat, chain.step, geo.line,
-				lat_pages_name(o.lat.pages), o.lat.cpu, s->n, (unsigned long long)r.bias,
-				(long long)r.bias_st.median, pred, (long long)s->min,
-				(long long)s->mode, (long long)s->median, (long long)s->p90,
-				(long long)s->p99, (long long)s->max, unresolved ? "no" : "yes");
-			each_value(&r, out, "%lld,%zu\n", "%lld,%zu\n");
-			break;
-		case LAT_JSON:
-			fprintf(out, "{\"tool\": \"pmu-lat\", \"unit\": \"%s\", \"backend\": \"%s\", "
-				"\"timer\": ", t.unit, pmuser_backend_name(t.backend));
-			lat_json_string(out, timer);
-			fprintf(out, ", \"sample\": ");
-			lat_json_string(out, t.method);
-			fprintf(out, ",\n \"size\": %llu, \"pattern\": \"%s\", \"step\": %zu, "
-				"\"line\": %u, \"pages\": \"%s\", \"cpu\": %d,\n \"bias\": %llu, "
-				"\"bias_median\": %lld, \"predicted\": %g,\n \"samples\": %zu, "
-				"\"min\": %lld, \"mode\": %lld, \"median\": %lld, \"p90\": %lld, "
-				"\"p99\": %lld, \"max\": %lld, \"mean\": %.3f,\n \"histogram\": [",
-				(unsigned long long)o.size, pat, chain.step, geo.line,
-				lat_pages_name(o.lat.pages), o.lat.cpu, (unsigned long long)r.bias,
-				(long long)r.bias_st.median, pred, s->n, (long long)s->min,
-				(long long)s->mode, (long long)s->median, (long long)s->p90,
-				(long long)s->p99, (long long)s->max, s->mean);
-			each_value(&r, out, "[%lld, %zu]", ", [%lld, %zu]");
-			fprintf(out, "]}\n");
-			break;
-		}
-	}
-	if (lat_output_close(out)) {
+			x.unresolved);
+	reports[o.lat.format](out, &x);
+	ret = lat_output_close(out);
+	out = NULL;
+	if (ret) {
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
 		goto out_buf;
 	}
@@ -356,5 +422,10 @@ out_buf:
 	lat_buf_free(&buf);
 out_timer:
 	lat_timer_close(&t);
+out_files:
+	if (rf)
+		fclose(rf);
+	if (out)
+		lat_output_close(out);
 	return status;
 }

@@ -307,6 +307,9 @@ TEST(bad_output_paths_fail_before_measuring)
 		BIN "pmu-sweep -o /nonexistent/x",
 		BIN "pmu-sweep --svg /nonexistent/x.svg",
 		BIN "pmu-lat --raw /nonexistent/raw.csv",
+		/* No module here: a tool that opened the timer first would name that instead. */
+		BIN "pmu-lat -b module -o /nonexistent/x",
+		BIN "pmu-lat -b module --raw /nonexistent/raw.csv",
 	};
 	unsigned int i;
 
