@@ -576,16 +576,101 @@ static void catch_stop(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * The sizes to measure (into sizes, their count in *n) and the events, checked: 0, or the
+ * exit status 2 after saying why.
+ */
+static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
+{
+	uint64_t mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+	char err[512], a[32];
+
+	/* The default top size shrinks to a power of two within a quarter of small machines. */
+	while (!o->max_set && o->max > mem / 4 && o->max > o->min)
+		o->max /= 2;
+	*n = plan_sizes(o, &s->geo, s->step, sizes);
+	if (!*n || sizes[0] < 2 * s->step) {
+		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
+			(unsigned long long)s->step, *n ? (unsigned long long)sizes[0] : 0ULL);
+		return 2;
+	}
+	if (sizes[*n - 1] > mem / 2) {
+		fprintf(stderr, TOOL ": size %s is more than half the machine's memory; lower --max\n",
+			tiers_fmt_size(a, sizeof(a), sizes[*n - 1]));
+		return 2;
+	}
+	if (o->events && pmuser_evspec_parse(o->events, lat_cpu_midr(o->lat.cpu), s->ev,
+					     PMUSER_MAX_EVENTS, &s->nr_ev, err, sizeof(err))) {
+		fprintf(stderr, TOOL ": --events: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+/* The page pattern lays nodes out within pages: only sizes of whole pages. The count left. */
+static size_t whole_pages(uint64_t *sizes, size_t n, size_t page)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sizes[i] % page == 0 && sizes[i] / page >= 1)
+			sizes[k++] = sizes[i];
+	if (k < n)
+		fprintf(stderr, TOOL ": pattern page: skipped %zu sizes that are not whole %zu-byte pages\n",
+			n - k, page);
+	if (!k)
+		fprintf(stderr, TOOL ": pattern page: no size is a multiple of the %zu-byte page\n",
+			page);
+	return k;
+}
+
+/*
+ * Measures each size in turn, until done or a stop signal: 0 and the sizes measured in *done,
+ * or the failing measurement's error (said).
+ */
+static int measure_all(struct sweep *s, const uint64_t *sizes, size_t n, struct point *pts,
+		       size_t *done)
+{
+	struct lat_progress prog;
+	char a[32];
+	int ret;
+
+	fprintf(stderr, TOOL ": %zu sizes from %s", n, tiers_fmt_size(a, sizeof(a), sizes[0]));
+	fprintf(stderr, " to %s, %llu runs each, budget %g s, timer %s\n",
+		tiers_fmt_size(a, sizeof(a), sizes[n - 1]), (unsigned long long)s->o->reps,
+		s->o->budget, s->t.timer);
+	s->state = s->o->lat.seed | 1;
+	lat_progress_init(&prog, TOOL);
+	for (*done = 0; *done < n; ++*done) {
+		size_t i = *done;
+
+		if (stop_signal) {
+			lat_progress_done(&prog);
+			fprintf(stderr, TOOL ": stopped by signal %d after %zu of %zu sizes: reporting those\n",
+				(int)stop_signal, i, n);
+			return 0;
+		}
+		ret = measure_size(s, sizes[i], s->o->budget * 1e9 / (double)(n * s->o->reps),
+				   &pts[i]);
+		if (!ret)
+			ret = lat_timer_check(&s->t, TOOL);
+		if (ret)
+			return ret;
+		lat_progress(&prog, "[%zu/%zu] %s: %.3f %s/load", i + 1, n,
+			     tiers_fmt_size(a, sizeof(a), sizes[i]), pts[i].min, s->t.unit);
+	}
+	lat_progress_done(&prog);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint64_t sizes[MAX_SIZES];
 	static struct point pts[MAX_SIZES];
-	struct lat_progress prog;
 	struct sweep s = { 0 };
 	struct opts o;
-	char err[512], a[32];
-	size_t n;
-	uint64_t unit, mem;
+	char err[512];
+	size_t n, done;
 	FILE *out = stdout, *svg = NULL;
 	int ret, status = 1;
 
@@ -596,31 +681,9 @@ int main(int argc, char **argv)
 		return from_file(&o);
 	s.o = &o;
 	s.step = lat_opts_place(&o.lat, &s.geo);
-	unit = s.step;
-	mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-	/* The default top size shrinks to a power of two within a quarter of small machines. */
-	while (!o.max_set && o.max > mem / 4 && o.max > o.min)
-		o.max /= 2;
-	n = plan_sizes(&o, &s.geo, unit, sizes);
-	if (!n || sizes[0] < 2 * s.step) {
-		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
-			(unsigned long long)s.step, n ? (unsigned long long)sizes[0] : 0ULL);
-		return 2;
-	}
-	if (sizes[n - 1] > mem / 2) {
-		fprintf(stderr, TOOL ": size %s is more than half the machine's memory; lower --max\n",
-			tiers_fmt_size(a, sizeof(a), sizes[n - 1]));
-		return 2;
-	}
-	if (o.events) {
-		uint32_t midr = lat_cpu_midr(o.lat.cpu);
-
-		if (pmuser_evspec_parse(o.events, midr, s.ev, PMUSER_MAX_EVENTS, &s.nr_ev, err,
-					sizeof(err))) {
-			fprintf(stderr, TOOL ": --events: %s\n", err);
-			return 2;
-		}
-	}
+	ret = plan(&o, &s, sizes, &n);
+	if (ret)
+		return ret;
 	/* Every output is opened before anything is measured: a bad path loses no run. */
 	if (lat_output_open(TOOL, o.lat.output, &out))
 		return 1;
@@ -639,22 +702,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": %s\n", err);
 		goto out_timer;
 	}
-	if (o.lat.pattern == LAT_PAGE) {	/* page-local layouts need whole pages */
-		size_t k = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (sizes[i] % s.buf.page == 0 && sizes[i] / s.buf.page >= 1)
-				sizes[k++] = sizes[i];
-		if (k < n)
-			fprintf(stderr, TOOL ": pattern page: skipped %zu sizes that are not whole %zu-byte pages\n",
-				n - k, s.buf.page);
-		n = k;
-		if (!n) {
-			fprintf(stderr, TOOL ": pattern page: no size is a multiple of the %zu-byte page\n",
-				s.buf.page);
-			goto out_buf;
-		}
-	}
+	if (o.lat.pattern == LAT_PAGE && !(n = whole_pages(sizes, n, s.buf.page)))
+		goto out_buf;
 	if (o.lat.raw) {
 		s.raw = fopen(o.lat.raw, "w");
 		if (!s.raw) {
@@ -665,30 +714,9 @@ int main(int argc, char **argv)
 			s.t.unit);
 	}
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
-	fprintf(stderr, TOOL ": %zu sizes from %s", n, tiers_fmt_size(a, sizeof(a), sizes[0]));
-	fprintf(stderr, " to %s, %llu runs each, budget %g s, timer %s\n",
-		tiers_fmt_size(a, sizeof(a), sizes[n - 1]), (unsigned long long)o.reps, o.budget,
-		s.t.timer);
-	s.state = o.lat.seed | 1;
-	lat_progress_init(&prog, TOOL);
-	for (size_t i = 0; i < n; i++) {
-		if (stop_signal) {
-			lat_progress_done(&prog);
-			fprintf(stderr, TOOL ": stopped by signal %d after %zu of %zu sizes: reporting those\n",
-				(int)stop_signal, i, n);
-			n = i;
-			break;
-		}
-		ret = measure_size(&s, sizes[i], o.budget * 1e9 / (double)(n * o.reps), &pts[i]);
-		if (!ret)
-			ret = lat_timer_check(&s.t, TOOL);
-		if (ret)
-			goto out_raw;
-		lat_progress(&prog, "[%zu/%zu] %s: %.3f %s/load", i + 1, n,
-			     tiers_fmt_size(a, sizeof(a), sizes[i]), pts[i].min, s.t.unit);
-	}
-	lat_progress_done(&prog);
-	ret = report(&s, pts, n, out, svg);
+	if (measure_all(&s, sizes, n, pts, &done))
+		goto out_raw;
+	ret = report(&s, pts, done, out, svg);
 	svg = NULL;	/* report() closed it */
 	if (ret)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
