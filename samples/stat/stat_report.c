@@ -109,21 +109,11 @@ static void times(FILE *f, const struct stat_result *r)
 		tv_s(&r->ru.ru_stime));
 }
 
-int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
-		     const struct stat_sys *sys, const struct stat_result *r)
+static void text_system(FILE *f, const struct stat_setup *s, const struct stat_sys *sys,
+			const struct stat_result *r)
 {
-	struct pmuser_metric_value m[STAT_MAX_METRICS];
-	char cmd[512], buf[200], tbuf[64];
-	time_t now = time(NULL);
-	size_t nm, i, k;
-	unsigned int set, c;
-	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
-
-	command_line(cmd, sizeof(cmd), o);
-	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&now));
-	fprintf(f, "***************************************************************\n");
-	fprintf(f, "pmu-stat: %s\n%s\n", cmd, tbuf);
-	fprintf(f, "***************************************************************\n\n");
+	char buf[200];
+	size_t i;
 
 	fprintf(f, "System information\n");
 	label(f, "Number of processors");
@@ -153,20 +143,22 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	}
 	if (r->runs > 1) {
 		label(f, "Runs");
-		fprintf(f, "%u: counts are means, +- their relative standard error\n",
-			r->runs);
+		fprintf(f, "%u: counts are means, +- their relative standard error\n", r->runs);
 	}
 	label(f, "Elapsed");
 	fprintf(f, "%.3f s (user %.3f s, system %.3f s)\n", (double)r->elapsed_ns / 1e9,
 		tv_s(&r->ru.ru_utime), tv_s(&r->ru.ru_stime));
 	label(f, "Exit status");
 	fprintf(f, "%s\n", status_text(buf, sizeof(buf), r->wait_status));
+}
 
-	if (!counted) {
-		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
-		times(f, r);
-		return ferror(f) ? -EIO : 0;
-	}
+/* The counts, set by set, and how each set was counted. */
+static void text_events(FILE *f, const struct stat_setup *s, const struct stat_result *r)
+{
+	char buf[64];
+	unsigned int set;
+	size_t i;
+
 	fprintf(f, "\nPerformance events\n");
 	if (!r->cycles.raw && r->elapsed_ns > 1000000)
 		fprintf(f, "  WARNING: the cycle counter never moved while the command ran for %.3f s: this\n"
@@ -195,7 +187,54 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 			fprintf(f, "%u (perf multiplexes each event on its own)\n",
 				r->total_periods);
 	}
+}
 
+static void text_per_cpu(FILE *f, const struct stat_setup *s, const struct stat_result *r)
+{
+	char buf[40], a[40];
+	unsigned int c;
+	size_t i;
+
+	fprintf(f, "\nPer CPU (raw [scaled])\n");
+	label(f, "cycles");
+	for (c = 0; c < r->nr_counted_cpus; c++)
+		fprintf(f, "  cpu%d %s", r->counted_cpus[c],
+			stat_group(buf, sizeof(buf), r->cycles.cpu_raw[c]));
+	fputc('\n', f);
+	for (i = 0; i < s->nr_events; i++) {
+		const struct stat_event *e = &s->ev[i];
+
+		if (!e->supported)
+			continue;
+		label(f, e->name);
+		for (c = 0; c < r->nr_counted_cpus; c++)
+			fprintf(f, "  cpu%d %s [%s]", r->counted_cpus[c],
+				stat_group(buf, sizeof(buf), e->cpu_raw[c]),
+				stat_group(a, sizeof(a), round_u64(e->cpu_scaled[c])));
+		fputc('\n', f);
+	}
+}
+
+int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+		     const struct stat_sys *sys, const struct stat_result *r)
+{
+	struct pmuser_metric_value m[STAT_MAX_METRICS];
+	char cmd[512], tbuf[64];
+	time_t now = time(NULL);
+	size_t nm, k;
+
+	command_line(cmd, sizeof(cmd), o);
+	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	fprintf(f, "***************************************************************\n");
+	fprintf(f, "pmu-stat: %s\n%s\n", cmd, tbuf);
+	fprintf(f, "***************************************************************\n\n");
+	text_system(f, s, sys, r);
+	if (r->backend != STAT_PERF && r->backend != STAT_MODULE) {
+		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
+		times(f, r);
+		return ferror(f) ? -EIO : 0;
+	}
+	text_events(f, s, r);
 	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
 	if (nm)
 		fprintf(f, "\nMetrics (from scaled counts)\n");
@@ -203,28 +242,8 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 		label(f, m[k].label);
 		fprintf(f, "%.3f %s\n", m[k].value, m[k].metric->unit);
 	}
-
-	if (r->nr_counted_cpus) {
-		fprintf(f, "\nPer CPU (raw [scaled])\n");
-		label(f, "cycles");
-		for (c = 0; c < r->nr_counted_cpus; c++)
-			fprintf(f, "  cpu%d %s", r->counted_cpus[c],
-				stat_group(buf, sizeof(buf), r->cycles.cpu_raw[c]));
-		fputc('\n', f);
-		for (i = 0; i < s->nr_events; i++) {
-			const struct stat_event *e = &s->ev[i];
-			char a[40];
-
-			if (!e->supported)
-				continue;
-			label(f, e->name);
-			for (c = 0; c < r->nr_counted_cpus; c++)
-				fprintf(f, "  cpu%d %s [%s]", r->counted_cpus[c],
-					stat_group(buf, sizeof(buf), e->cpu_raw[c]),
-					stat_group(a, sizeof(a), round_u64(e->cpu_scaled[c])));
-			fputc('\n', f);
-		}
-	}
+	if (r->nr_counted_cpus)
+		text_per_cpu(f, s, r);
 	times(f, r);
 	return ferror(f) ? -EIO : 0;
 }
