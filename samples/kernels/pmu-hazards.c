@@ -32,16 +32,102 @@ static void cell(const struct wl_harness *h, const struct wl_column *col, uint32
 		printf(" %15s", "unsupported");
 }
 
+/* The scans' bytes: random '0'/'1' bytes (their '1's counted) and all '1's. */
+struct scans {
+	char *random, *ones_only;
+	uint64_t size, ones;
+};
+
+static int scans_make(struct scans *sc, uint64_t size)
+{
+	struct wl_rng rng;
+
+	sc->size = size;
+	sc->ones = 0;
+	sc->random = malloc((size_t)size);
+	sc->ones_only = malloc((size_t)size);
+	if (!sc->random || !sc->ones_only) {
+		free(sc->random);
+		free(sc->ones_only);
+		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);
+		return -1;
+	}
+	wl_rng_seed(&rng, 1);
+	for (uint64_t i = 0; i < size; i++) {
+		sc->random[i] = (wl_rng_next(&rng) >> 32) & 1 ? '1' : '0';
+		sc->ones += sc->random[i] == '1';
+	}
+	memset(sc->ones_only, '1', (size_t)size);
+	return 0;
+}
+
+/* Each kernel pair, predicted and measured, into cols: the number of columns. */
+static unsigned int run_pairs(struct wl_harness *h, uint64_t iterations, const struct scans *sc,
+			      bool have_div, struct wl_column cols[RUNS])
+{
+	struct wl_hazard_args ha = { .iterations = iterations };
+	struct wl_misp_args random_args = { (uintptr_t)sc->random, sc->size, 1, 0 };
+	struct wl_misp_args ones_args = { (uintptr_t)sc->ones_only, sc->size, 1, 0 };
+	unsigned int n = 2;
+
+	wl_predict_raw_chain(iterations, &cols[0].pred);
+	wl_measure(h, wl_k_raw_chain, &ha, &cols[0]);
+	wl_predict_raw_indep(iterations, &cols[1].pred);
+	wl_measure(h, wl_k_raw_indep, &ha, &cols[1]);
+	if (have_div) {
+		wl_predict_div_indep(iterations, &cols[n].pred);
+		wl_measure(h, wl_k_div_indep, &ha, &cols[n++]);
+	}
+	cols[n].label = cols[3].label;
+	wl_predict_mul_indep(iterations, &cols[n].pred);
+	wl_measure(h, wl_k_mul_indep, &ha, &cols[n++]);
+	cols[n].label = cols[4].label;
+	wl_k_misp(&random_args);	/* warm the caches, untimed */
+	wl_predict_misp(sc->size, sc->ones, 1, &cols[n].pred);
+	wl_measure(h, wl_k_misp, &random_args, &cols[n++]);
+	cols[n].label = cols[5].label;
+	wl_k_misp(&ones_args);
+	wl_predict_misp(sc->size, sc->size, 1, &cols[n].pred);
+	wl_measure(h, wl_k_misp, &ones_args, &cols[n++]);
+	return n;
+}
+
+/* Per pair: the hazard, IPC and the stall and misprediction counts. */
+static void print_hazards(struct wl_harness *h, const struct wl_column *cols, unsigned int n,
+			  bool have_div)
+{
+	static const char *const hazard[RUNS] = {
+		"data (RAW)", "none", "structural", "none", "control", "none",
+	};
+
+	printf("\n%-12s %-12s %8s %15s %15s %15s\n", "hazard", "kernel", "IPC", "STALL_FRONTEND",
+	       "STALL_BACKEND", "BR_MIS_PRED");
+	for (unsigned int k = 0; k < n; k++) {
+		int64_t inst = 0, cyc = cols[k].value[WL_CYCLES];
+		unsigned int which = k + (!have_div && k >= 2);
+
+		printf("%-12s %-12s", hazard[which], cols[k].label);
+		if (wl_value(h, &cols[k], WL_EV_INST_RETIRED, &inst) && cyc > 0 &&
+		    pmuser_counters_backend(h->c) != PMUSER_BACKEND_CLOCK)
+			printf(" %8.3f", (double)inst / (double)cyc);
+		else
+			printf(" %8s", "n/a");
+		cell(h, &cols[k], WL_EV_STALL_FRONTEND);
+		cell(h, &cols[k], WL_EV_STALL_BACKEND);
+		cell(h, &cols[k], WL_EV_BR_MIS_PRED);
+		putchar('\n');
+	}
+	printf("unsupported: not supported by this PMU. Under QEMU -icount a cycle is an "
+	       "instruction, so every IPC is 1: the hazards show on hardware.\n");
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_STALL_FRONTEND, WL_EV_STALL_BACKEND, WL_EV_BR_MIS_PRED,
 		WL_EV_BR_RETIRED,
 	};
-	static const char *const hazard[RUNS] = {
-		"data (RAW)", "none", "structural", "none", "control", "none",
-	};
-	uint64_t iterations = 100000, size = 64 << 10, ones = 0, i;
+	uint64_t iterations = 100000, size = 64 << 10;
 	bool parsable, have_div;
 	const struct tool_opt opts[] = {
 		{ "iterations", 'i', "N", "iterations of the 8-operation blocks (default 100000)",
@@ -54,13 +140,11 @@ int main(int argc, char **argv)
 		{ .label = "raw_chain" }, { .label = "raw_indep" }, { .label = "div_indep" },
 		{ .label = "mul_indep" }, { .label = "misp_random" }, { .label = "misp_ones" },
 	};
-	struct wl_hazard_args ha;
-	struct wl_misp_args random_args, ones_args;
 	struct wl_harness h;
-	struct wl_rng rng;
+	struct scans sc;
 	const char *no_div;
-	char *random_bytes, *one_bytes, what[200], legend[200];
-	unsigned int ncols = 0, k;
+	char what[200], legend[200];
+	unsigned int ncols;
 	int status;
 
 	status = wl_parse_options(TOOL,
@@ -69,45 +153,15 @@ int main(int argc, char **argv)
 				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
-	random_bytes = malloc((size_t)size);
-	one_bytes = malloc((size_t)size);
-	if (!random_bytes || !one_bytes) {
-		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);
+	if (scans_make(&sc, size))
 		return 1;
-	}
-	wl_rng_seed(&rng, 1);
-	for (i = 0; i < size; i++) {
-		random_bytes[i] = (wl_rng_next(&rng) >> 32) & 1 ? '1' : '0';
-		ones += random_bytes[i] == '1';
-	}
-	memset(one_bytes, '1', (size_t)size);
 	have_div = wl_have_divide(&no_div);
-
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0]))) {
+		free(sc.random);
+		free(sc.ones_only);
 		return 1;
-	ha.iterations = iterations;
-	random_args = (struct wl_misp_args){ (uintptr_t)random_bytes, size, 1, 0 };
-	ones_args = (struct wl_misp_args){ (uintptr_t)one_bytes, size, 1, 0 };
-	wl_predict_raw_chain(iterations, &cols[0].pred);
-	wl_measure(&h, wl_k_raw_chain, &ha, &cols[0]);
-	wl_predict_raw_indep(iterations, &cols[1].pred);
-	wl_measure(&h, wl_k_raw_indep, &ha, &cols[1]);
-	ncols = 2;
-	if (have_div) {
-		wl_predict_div_indep(iterations, &cols[ncols].pred);
-		wl_measure(&h, wl_k_div_indep, &ha, &cols[ncols++]);
 	}
-	cols[ncols].label = cols[3].label;
-	wl_predict_mul_indep(iterations, &cols[ncols].pred);
-	wl_measure(&h, wl_k_mul_indep, &ha, &cols[ncols++]);
-	cols[ncols].label = cols[4].label;
-	wl_k_misp(&random_args);	/* warm the caches, untimed */
-	wl_predict_misp(size, ones, 1, &cols[ncols].pred);
-	wl_measure(&h, wl_k_misp, &random_args, &cols[ncols++]);
-	cols[ncols].label = cols[5].label;
-	wl_k_misp(&ones_args);
-	wl_predict_misp(size, size, 1, &cols[ncols].pred);
-	wl_measure(&h, wl_k_misp, &ones_args, &cols[ncols++]);
+	ncols = run_pairs(&h, iterations, &sc, have_div, cols);
 
 	snprintf(what, sizeof(what), "data, structural and control hazards, %" PRIu64
 		 " iterations of 8 operations; scans of %" PRIu64 " bytes", iterations, size);
@@ -118,32 +172,10 @@ int main(int argc, char **argv)
 		printf("\ndiv_indep: skipped: %s\n", no_div);
 	else if (!have_div)
 		printf("wl tool=" TOOL " run=div_indep skipped=\"%s\"\n", no_div);
-	if (parsable) {
-		wl_close(&h);
-		return 0;
-	}
-
-	printf("\n%-12s %-12s %8s %15s %15s %15s\n", "hazard", "kernel", "IPC", "STALL_FRONTEND",
-	       "STALL_BACKEND", "BR_MIS_PRED");
-	for (k = 0; k < ncols; k++) {
-		int64_t inst = 0, cyc = cols[k].value[WL_CYCLES];
-		unsigned int which = k + (!have_div && k >= 2);
-
-		printf("%-12s %-12s", hazard[which], cols[k].label);
-		if (wl_value(&h, &cols[k], WL_EV_INST_RETIRED, &inst) && cyc > 0 &&
-		    pmuser_counters_backend(h.c) != PMUSER_BACKEND_CLOCK)
-			printf(" %8.3f", (double)inst / (double)cyc);
-		else
-			printf(" %8s", "n/a");
-		cell(&h, &cols[k], WL_EV_STALL_FRONTEND);
-		cell(&h, &cols[k], WL_EV_STALL_BACKEND);
-		cell(&h, &cols[k], WL_EV_BR_MIS_PRED);
-		putchar('\n');
-	}
-	printf("unsupported: not supported by this PMU. Under QEMU -icount a cycle is an "
-	       "instruction, so every IPC is 1: the hazards show on hardware.\n");
+	if (!parsable)
+		print_hazards(&h, cols, ncols, have_div);
 	wl_close(&h);
-	free(random_bytes);
-	free(one_bytes);
+	free(sc.random);
+	free(sc.ones_only);
 	return 0;
 }
