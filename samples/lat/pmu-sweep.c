@@ -309,7 +309,7 @@ static int from_file(const struct opts *o)
 		lat_json_string(out, o->from);
 		fprintf(out, ", \"unit\": \"%s\",\n \"points\": [", unit_of(&csv));
 		for (size_t i = 0; i < csv.n; i++)
-			fprintf(out, "%s{\"size\": %llu, \"latency\": %.6g}", i ? ", " : "",
+			fprintf(out, "%s{\"size_bytes\": %llu, \"latency\": %.6g}", i ? ", " : "",
 				(unsigned long long)csv.pts[i].size, csv.pts[i].latency);
 		fprintf(out, "],\n");
 		print_tiers_json(out, &r, true);
@@ -432,131 +432,164 @@ static void print_value(FILE *f, const char *fmt, double v, const char *none)
 		fprintf(f, fmt, v);
 }
 
+/* What every report format is made of. */
+struct sweep_report {
+	const struct sweep *s;
+	const struct point *pts;
+	const struct tiers_point *tp;	/* the minima the tiers are detected from */
+	size_t n;
+	double pred;			/* icount prediction per load, 0: none */
+	const struct tiers_result *r;
+	bool ok;			/* tiers detected */
+};
+
+static void report_text(FILE *out, const struct sweep_report *x)
+{
+	const struct sweep *s = x->s;
+	const struct opts *o = s->o;
+	char a[32];
+
+	fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(s->t.backend), s->t.timer);
+	fprintf(out, "run: %s\n", o->lat.pattern == LAT_RANDOM ?
+		"library region reads around a C loop of independent random-index loads" :
+		s->t.loop_method);
+	fprintf(out, "layout: pattern %s, nodes %llu bytes apart (line %u bytes, %s), "
+		"%s pages (%zu bytes), seed %llu, CPU %d, %llu runs per size\n",
+		lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
+		s->geo.line_source, lat_pages_name(o->lat.pages), s->buf.page,
+		(unsigned long long)o->lat.seed, o->lat.cpu, (unsigned long long)o->reps);
+	for (unsigned int c = 0; c < s->geo.nr_caches; c++)
+		fprintf(out, "%s L%u %s %s", c ? "," : "sysfs caches:", s->geo.cache[c].level,
+			s->geo.cache[c].type, tiers_fmt_size(a, sizeof(a), s->geo.cache[c].size));
+	fprintf(out, "%s", s->geo.nr_caches ? "\n" : "sysfs caches: none reported\n");
+	if (x->pred > 0)
+		fprintf(out, "icount prediction: %g %s per load (%d instructions per "
+			"iteration / %d loads)\n", x->pred, s->t.unit, LAT_LOOP_INSNS, LAT_UNROLL);
+	else
+		fprintf(out, "icount prediction: none (no inline asm window on this path)\n");
+	fprintf(out, "%10s %12s %12s %10s", "size", "min", "median", "ns/load");
+	for (size_t e = 0; e < s->nr_ev; e++)
+		fprintf(out, " %18.18s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+	fprintf(out, "   (%s per load, bias-corrected)\n", s->t.unit);
+	for (size_t i = 0; i < x->n; i++) {
+		fprintf(out, "%10s %12.4f %12.4f %10.3f", tiers_fmt_size(a, sizeof(a), x->pts[i].size),
+			x->pts[i].min, x->pts[i].median, x->pts[i].ns);
+		for (size_t e = 0; e < s->nr_ev; e++)
+			print_value(out, " %18.4f", x->pts[i].ev[e], "                n/a");
+		fputc('\n', out);
+	}
+	if (x->ok)
+		tiers_print(out, x->r, s->t.unit);
+	else
+		fprintf(out, "tiers: need at least %d sizes\n", TIERS_MIN_POINTS);
+}
+
+/* The --from format: "latency" is each size's minimum, as the tiers take it. */
+static void report_csv(FILE *out, const struct sweep_report *x)
+{
+	const struct sweep *s = x->s;
+	const struct opts *o = s->o;
+
+	fprintf(out, "# pmu-sweep v1 unit=%s\n# backend=%s\n# timer=%s\n# pattern=%s\n"
+		"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%g\n"
+		"size_bytes,latency,median,ns_per_load,loads", s->t.unit,
+		pmuser_backend_name(s->t.backend), s->t.timer, lat_pattern_name(o->lat.pattern),
+		(unsigned long long)s->step, s->geo.line, lat_pages_name(o->lat.pages), o->lat.cpu,
+		(unsigned long long)o->reps, x->pred);
+	for (size_t e = 0; e < s->nr_ev; e++)
+		fprintf(out, ",%s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+	fputc('\n', out);
+	for (size_t i = 0; i < x->n; i++) {
+		fprintf(out, "%llu,%.10g,%.10g,%.6g,%llu", (unsigned long long)x->pts[i].size,
+			x->tp[i].latency, x->pts[i].median, x->pts[i].ns,
+			(unsigned long long)x->pts[i].loads);
+		for (size_t e = 0; e < s->nr_ev; e++)
+			print_value(out, ",%.6g", x->pts[i].ev[e], ",");
+		fputc('\n', out);
+	}
+}
+
+/* The same columns by the CSV's names: "latency" is the minimum. */
+static void report_json(FILE *out, const struct sweep_report *x)
+{
+	const struct sweep *s = x->s;
+	const struct opts *o = s->o;
+
+	fprintf(out, "{\"tool\": \"pmu-sweep\", \"unit\": \"%s\", \"backend\": \"%s\", "
+		"\"timer\": ", s->t.unit, pmuser_backend_name(s->t.backend));
+	lat_json_string(out, s->t.timer);
+	fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
+		"\"cpu\": %d, \"reps\": %llu, \"predicted\": %g,\n \"points\": [",
+		lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
+		lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps, x->pred);
+	for (size_t i = 0; i < x->n; i++) {
+		fprintf(out, "%s\n  {\"size_bytes\": %llu, \"latency\": %.6g, \"median\": %.6g, "
+			"\"ns_per_load\": %.6g, \"loads\": %llu, \"events\": {", i ? "," : "",
+			(unsigned long long)x->pts[i].size, x->pts[i].min, x->pts[i].median,
+			x->pts[i].ns, (unsigned long long)x->pts[i].loads);
+		for (size_t e = 0; e < s->nr_ev; e++) {
+			fprintf(out, "%s", e ? ", " : "");
+			lat_json_string(out, pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+			print_value(out, ": %.6g", x->pts[i].ev[e], ": null");
+		}
+		fprintf(out, "}}");
+	}
+	fprintf(out, "],\n");
+	print_tiers_json(out, x->r, x->ok);
+	fprintf(out, "}\n");
+}
+
+/* Tiers from the minima, named after the cache levels sysfs reports: false if too few. */
+static bool detect(const struct sweep *s, const struct tiers_point *tp, size_t n,
+		   struct tiers_result *r)
+{
+	struct tiers_cache caches[TIERS_MAX];
+	size_t nc = 0;
+
+	if (n < TIERS_MIN_POINTS || tiers_detect(tp, n, r))
+		return false;
+	/* sysfs lists the levels in order, each larger than the one before. */
+	for (unsigned int c = 0; c < s->geo.nr_caches && nc < TIERS_MAX; c++)
+		if (!nc || s->geo.cache[c].size > caches[nc - 1].size)
+			caches[nc++] = (struct tiers_cache){ s->geo.cache[c].level,
+							     s->geo.cache[c].size };
+	tiers_reconcile(r, caches, nc);
+	return true;
+}
+
 static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out, FILE *svg)
 {
+	static void (*const formats[])(FILE *, const struct sweep_report *) = {
+		[LAT_TEXT] = report_text, [LAT_CSV] = report_csv, [LAT_JSON] = report_json,
+	};
 	struct tiers_point *tp = calloc(n ? n : 1, sizeof(*tp));
 	const struct opts *o = s->o;
-	const char *unit = s->t.unit;
 	struct tiers_result r;
-	double pred = o->lat.pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t);
-	bool ok;
-	char a[32], b[32];
+	struct sweep_report x;
+	char title[160];
+	int ret = 0;
 
 	if (!tp)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min > 0 ? pts[i].min : 1e-9 };
-	ok = n >= TIERS_MIN_POINTS && !tiers_detect(tp, n, &r);
-	if (ok) {
-		struct tiers_cache caches[TIERS_MAX];
-		size_t nc = 0;
-
-		/* sysfs lists the levels in order, each larger than the one before. */
-		for (unsigned int c = 0; c < s->geo.nr_caches && nc < TIERS_MAX; c++)
-			if (!nc || s->geo.cache[c].size > caches[nc - 1].size)
-				caches[nc++] = (struct tiers_cache){ s->geo.cache[c].level,
-								     s->geo.cache[c].size };
-		tiers_reconcile(&r, caches, nc);
-	}
-	switch (o->lat.format) {
-	case LAT_TEXT:
-		fprintf(out, "backend: %s; timer: %s\n", pmuser_backend_name(s->t.backend),
-			s->t.timer);
-		fprintf(out, "run: %s\n", o->lat.pattern == LAT_RANDOM ?
-			"library region reads around a C loop of independent random-index loads" :
-			s->t.loop_method);
-		fprintf(out, "layout: pattern %s, nodes %llu bytes apart (line %u bytes, %s), "
-			"%s pages (%zu bytes), seed %llu, CPU %d, %llu runs per size\n",
-			lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
-			s->geo.line_source, lat_pages_name(o->lat.pages), s->buf.page,
-			(unsigned long long)o->lat.seed, o->lat.cpu, (unsigned long long)o->reps);
-		for (unsigned int c = 0; c < s->geo.nr_caches; c++)
-			fprintf(out, "%s L%u %s %s", c ? "," : "sysfs caches:", s->geo.cache[c].level,
-				s->geo.cache[c].type, tiers_fmt_size(a, sizeof(a), s->geo.cache[c].size));
-		fprintf(out, "%s", s->geo.nr_caches ? "\n" : "sysfs caches: none reported\n");
-		if (pred > 0)
-			fprintf(out, "icount prediction: %g %s per load (%d instructions per "
-				"iteration / %d loads)\n", pred, unit, LAT_LOOP_INSNS, LAT_UNROLL);
-		else
-			fprintf(out, "icount prediction: none (no inline asm window on this path)\n");
-		fprintf(out, "%10s %12s %12s %10s", "size", "min", "median", "ns/load");
-		for (size_t e = 0; e < s->nr_ev; e++)
-			fprintf(out, " %18.18s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
-		fprintf(out, "   (%s per load, bias-corrected)\n", unit);
-		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%10s %12.4f %12.4f %10.3f", tiers_fmt_size(a, sizeof(a), pts[i].size),
-				pts[i].min, pts[i].median, pts[i].ns);
-			for (size_t e = 0; e < s->nr_ev; e++)
-				print_value(out, " %18.4f", pts[i].ev[e], "                n/a");
-			fputc('\n', out);
-		}
-		if (ok)
-			tiers_print(out, &r, unit);
-		else
-			fprintf(out, "tiers: need at least %d sizes\n", TIERS_MIN_POINTS);
-		break;
-	case LAT_CSV:
-		fprintf(out, "# pmu-sweep v1 unit=%s\n# backend=%s\n# timer=%s\n# pattern=%s\n"
-			"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%g\n"
-			"size_bytes,latency,median,ns_per_load,loads", unit,
-			pmuser_backend_name(s->t.backend), s->t.timer,
-			lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
-			lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps, pred);
-		for (size_t e = 0; e < s->nr_ev; e++)
-			fprintf(out, ",%s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
-		fputc('\n', out);
-		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%llu,%.10g,%.10g,%.6g,%llu", (unsigned long long)pts[i].size,
-				tp[i].latency, pts[i].median, pts[i].ns,
-				(unsigned long long)pts[i].loads);
-			for (size_t e = 0; e < s->nr_ev; e++)
-				print_value(out, ",%.6g", pts[i].ev[e], ",");
-			fputc('\n', out);
-		}
-		break;
-	case LAT_JSON:
-		fprintf(out, "{\"tool\": \"pmu-sweep\", \"unit\": \"%s\", \"backend\": \"%s\", "
-			"\"timer\": ", unit, pmuser_backend_name(s->t.backend));
-		lat_json_string(out, s->t.timer);
-		fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
-			"\"cpu\": %d, \"reps\": %llu, \"predicted\": %g,\n \"points\": [",
-			lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
-			lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps, pred);
-		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%s\n  {\"size\": %llu, \"min\": %.6g, \"median\": %.6g, "
-				"\"ns\": %.6g, \"loads\": %llu, \"events\": {", i ? "," : "",
-				(unsigned long long)pts[i].size, pts[i].min, pts[i].median, pts[i].ns,
-				(unsigned long long)pts[i].loads);
-			for (size_t e = 0; e < s->nr_ev; e++) {
-				fprintf(out, "%s", e ? ", " : "");
-				lat_json_string(out, pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
-				print_value(out, ": %.6g", pts[i].ev[e], ": null");
-			}
-			fprintf(out, "}}");
-		}
-		fprintf(out, "],\n");
-		print_tiers_json(out, &r, ok);
-		fprintf(out, "}\n");
-		break;
-	}
-	if (svg && ok) {
-		snprintf(b, sizeof(b), "%s", lat_pattern_name(o->lat.pattern));
-		char title[160];
-
-		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend", b,
-			 lat_pages_name(o->lat.pages), pmuser_backend_name(s->t.backend));
-		if (write_svg(svg, o->svg, tp, n, unit, &r, title)) {
-			free(tp);
-			return -EIO;
-		}
+	x = (struct sweep_report){ s, pts, tp, n,
+				   o->lat.pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t), &r,
+				   detect(s, tp, n, &r) };
+	formats[o->lat.format](out, &x);
+	if (svg && x.ok) {
+		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend",
+			 lat_pattern_name(o->lat.pattern), lat_pages_name(o->lat.pages),
+			 pmuser_backend_name(s->t.backend));
+		if (write_svg(svg, o->svg, tp, n, s->t.unit, &r, title))
+			ret = -EIO;
 	} else if (svg) {
 		fclose(svg);
 		fprintf(stderr, TOOL ": --svg: need at least %d sizes\n", TIERS_MIN_POINTS);
-		free(tp);
-		return -EINVAL;
+		ret = -EINVAL;
 	}
 	free(tp);
-	return 0;
+	return ret;
 }
 
 /* SIGINT or SIGTERM: the sizes measured so far are still reported. */

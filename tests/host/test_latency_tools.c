@@ -264,6 +264,12 @@ TEST(sweep_clock_backend_round_trip)
 	ASSERT_EQ(0, run(BIN "pmu-sweep --from /tmp/pmuser-sweep.csv -f json", out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "\"unit\": \"ns\"") && has(out, "\"tiers\": [")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "{\"size_bytes\": 4096, \"latency\": ")) TH_LOG("%s", out);
+	/* Measured JSON names its columns as the CSV does: size_bytes, latency (the minimum). */
+	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock -r 1 -t 0.2 --sizes 4K,64K,1M -f json", out,
+			 sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "{\"size_bytes\": 4096, \"latency\": ")) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\"ns_per_load\": ") && !has(out, "\"min\"")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run("head -c 4 /tmp/pmuser-sweep.svg", out, sizeof(out)));
 	EXPECT_STREQ("<svg", out);
 	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
