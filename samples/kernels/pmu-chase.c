@@ -16,13 +16,60 @@
 
 #define TOOL "pmu-chase"
 
+/*
+ * The list: nodes of line bytes, each pointing to the next in a shuffled order (address
+ * order if sequential), checked to be one chain through every node. The memory (free it),
+ * with the first node in *head; NULL after saying why.
+ */
+static char *build_list(uint64_t nodes, uint64_t line, uint64_t seed, bool sequential,
+			uintptr_t *head)
+{
+	char *mem = aligned_alloc((size_t)line < 64 ? 64 : (size_t)line, (size_t)(nodes * line));
+	uint64_t *perm = malloc((size_t)nodes * sizeof(*perm)), i, n;
+	struct wl_rng rng;
+	void *p;
+
+	if (!mem || !perm) {
+		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " nodes\n", nodes);
+		free(mem);
+		free(perm);
+		return NULL;
+	}
+	memset(mem, 0, (size_t)(nodes * line));
+	for (i = 0; i < nodes; i++)
+		perm[i] = i;
+	wl_rng_seed(&rng, seed);
+	/* Fisher-Yates: every order equally likely, so no stride for a prefetcher to learn. */
+	for (i = nodes - 1; !sequential && i > 0; i--) {
+		uint64_t j = wl_rng_below(&rng, i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < nodes; i++)
+		*(void **)(mem + perm[i] * line) = i + 1 < nodes ? mem + perm[i + 1] * line : NULL;
+	*head = (uintptr_t)(mem + perm[0] * line);
+	free(perm);
+
+	/* The list must be one chain through every node, or the prediction is wrong. */
+	for (n = 0, p = (void *)*head; p; p = *(void **)p)
+		n++;
+	if (n != nodes) {
+		fprintf(stderr, TOOL ": internal error: list has %" PRIu64 " of %" PRIu64 " nodes\n",
+			n, nodes);
+		free(mem);
+		return NULL;
+	}
+	return mem;
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t events[] = {
 		WL_EV_INST_RETIRED, WL_EV_BR_RETIRED, WL_EV_L1D_CACHE, WL_EV_L1D_CACHE_REFILL,
 		WL_EV_STALL_BACKEND,
 	};
-	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes, i, n;
+	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes;
 	bool sequential = false, parsable;
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "list size in bytes, K/M/G suffixes (default 32K)",
@@ -40,9 +87,6 @@ int main(int argc, char **argv)
 	struct wl_chase_args args;
 	struct wl_harness h;
 	struct wl_column col = { .label = "chase" };
-	struct wl_rng rng;
-	uint64_t *perm;
-	void *p;
 	char *mem, what[200], legend[160], buf[32];
 	int status;
 
@@ -64,39 +108,14 @@ int main(int argc, char **argv)
 	if (wl_check_budget(TOOL, "the chase", &col.pred))
 		return 2;
 
-	mem = aligned_alloc((size_t)line < 64 ? 64 : (size_t)line, (size_t)(nodes * line));
-	perm = malloc((size_t)nodes * sizeof(*perm));
-	if (!mem || !perm) {
-		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " nodes\n", nodes);
+	mem = build_list(nodes, line, seed, sequential, &args.head);
+	if (!mem)
+		return 1;
+
+	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0]))) {
+		free(mem);
 		return 1;
 	}
-	memset(mem, 0, (size_t)(nodes * line));
-	for (i = 0; i < nodes; i++)
-		perm[i] = i;
-	wl_rng_seed(&rng, seed);
-	/* Fisher-Yates: every order equally likely, so no stride for a prefetcher to learn. */
-	for (i = nodes - 1; !sequential && i > 0; i--) {
-		uint64_t j = wl_rng_below(&rng, i + 1), t = perm[i];
-
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
-	for (i = 0; i < nodes; i++)
-		*(void **)(mem + perm[i] * line) = i + 1 < nodes ? mem + perm[i + 1] * line : NULL;
-	args.head = (uintptr_t)(mem + perm[0] * line);
-	free(perm);
-
-	/* The list must be one chain through every node, or the prediction is wrong. */
-	for (n = 0, p = (void *)args.head; p; p = *(void **)p)
-		n++;
-	if (n != nodes) {
-		fprintf(stderr, TOOL ": internal error: list has %" PRIu64 " of %" PRIu64 " nodes\n",
-			n, nodes);
-		return 1;
-	}
-
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
-		return 1;
 	args.iterations = 1;
 	wl_k_chase(&args);	/* warm the caches and TLBs, untimed */
 	args.iterations = iterations;
