@@ -15,6 +15,35 @@
 
 #define TOOL "pmu-misp"
 
+/* After the report: the data-dependent branches, and the share of them mispredicted. */
+static void print_branches(struct wl_harness *h, const struct wl_column *col, uint64_t size,
+			   uint64_t ones, uint64_t iterations, int fill, bool parsable)
+{
+	int64_t mis, br;
+	char b1[32], b2[32];
+
+	if (parsable) {
+		printf("wl tool=" TOOL " data_branches=%" PRIu64 " taken=%" PRIu64 "\n",
+		       size * iterations, (size - ones) * iterations);
+		return;
+	}
+	printf("\ndata-dependent branches: %s (S*I), taken (byte not '1'): %s\n",
+	       wl_group(b1, sizeof(b1), size * iterations),
+	       wl_group(b2, sizeof(b2), (size - ones) * iterations));
+	printf("expected mispredicts: %s\n", fill >= 0 ?
+	       "about 0 (every branch goes one way)" :
+	       "about half the data branches, 25% of all branches (Cortex-A72: 0.250)");
+	if (wl_value(h, col, WL_EV_BR_MIS_PRED, &mis) && wl_value(h, col, WL_EV_BR_RETIRED, &br) &&
+	    br > 0)
+		printf("measured mispredict ratio: %.3f of all branches, %.3f of data branches\n",
+		       (double)mis / (double)br, (double)mis / (double)(size * iterations));
+	else
+		printf("measured mispredict ratio: not supported by this PMU (%s)\n",
+		       wl_index(h, WL_EV_BR_MIS_PRED) >= 0 &&
+		       wl_counts_here(h, (unsigned int)wl_index(h, WL_EV_BR_MIS_PRED)) ?
+		       "no BR_RETIRED" : "no BR_MIS_PRED");
+}
+
 int main(int argc, char **argv)
 {
 	static const uint32_t events[] = {
@@ -39,8 +68,7 @@ int main(int argc, char **argv)
 	struct wl_harness h;
 	struct wl_column col = { .label = "misp" };
 	struct wl_rng rng;
-	int64_t mis, br;
-	char *array, what[200], legend[200], b1[32], b2[32];
+	char *array, what[200], legend[200], b1[32];
 
 	status = wl_parse_options(TOOL,
 				  "Branch-mispredict kernel: counts the '1' bytes of a random array of '0'/'1' bytes,\n"
@@ -81,27 +109,7 @@ int main(int argc, char **argv)
 	snprintf(legend, sizeof(legend), "S=%" PRIu64 " bytes, K=%" PRIu64 " of them '1', I=%"
 		 PRIu64 " passes", size, ones, iterations);
 	wl_report(&h, what, &col, 1, legend);
-	if (parsable) {
-		printf("wl tool=" TOOL " data_branches=%" PRIu64 " taken=%" PRIu64 "\n",
-		       size * iterations, (size - ones) * iterations);
-	} else {
-		printf("\ndata-dependent branches: %s (S*I), taken (byte not '1'): %s\n",
-		       wl_group(b1, sizeof(b1), size * iterations),
-		       wl_group(b2, sizeof(b2), (size - ones) * iterations));
-		printf("expected mispredicts: %s\n", fill >= 0 ?
-		       "about 0 (every branch goes one way)" :
-		       "about half the data branches, 25% of all branches (Cortex-A72: 0.250)");
-		if (wl_value(&h, &col, WL_EV_BR_MIS_PRED, &mis) &&
-		    wl_value(&h, &col, WL_EV_BR_RETIRED, &br) && br > 0)
-			printf("measured mispredict ratio: %.3f of all branches, %.3f of data "
-			       "branches\n", (double)mis / (double)br,
-			       (double)mis / (double)(size * iterations));
-		else
-			printf("measured mispredict ratio: not supported by this PMU (%s)\n",
-			       wl_index(&h, WL_EV_BR_MIS_PRED) >= 0 &&
-			       wl_counts_here(&h, (unsigned int)wl_index(&h, WL_EV_BR_MIS_PRED)) ?
-			       "no BR_RETIRED" : "no BR_MIS_PRED");
-	}
+	print_branches(&h, &col, size, ones, iterations, fill, parsable);
 	wl_close(&h);
 	free(array);
 	return 0;
