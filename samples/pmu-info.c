@@ -174,62 +174,31 @@ static void print_presets(void)
 	}
 }
 
-int main(int argc, char **argv)
+/* Without the device: why, and what this machine offers instead. */
+static void print_no_module(int err, bool all_events, bool presets)
 {
-	bool all_events = false, presets = false;
-	const struct tool_opt opts[] = {
-		{ "events", 'e', NULL, "list every known event, marking the unsupported ones",
-		  TOOL_OPT_FLAG, .flag = &all_events },
-		{ "presets", 0, NULL, "list the event presets (pmu-stat --preset, pmuser_preset_find)",
-		  TOOL_OPT_FLAG, .flag = &presets },
-		{ NULL },
-	};
-	const struct tool_cli cli = {
-		.tool = "pmu-info", .opts = opts,
-		.about = "Whether the module is there (and if not, why), the access it grants, and per CPU\n"
-			 "the core, PMU version, counters, widths and supported events.",
-	};
-	struct pmuser_info info;
+	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE && err == -ENOENT)
+		printf("module:   not available: pmuser is for ARM cores, not this architecture\n");
+	else
+		printf("module:   not available: %s: %s%s\n", PMUSER_DEVICE, strerror(-err),
+		       err == -ENOENT ? " (modprobe pmuser, or insmod pmuser.ko)" :
+		       err == -EACCES ? " (root, or a member of the device's group: pmuser where the "
+					"udev rule is installed, or module parameter group=)" : "");
+	if (all_events)
+		printf("events:   not listed: the list is the module's (PMCEID read on each core); 'perf list' shows perf's\n");
+	print_without_module();
+	if (presets)
+		print_presets();
+}
+
+/* Each CPU's core and PMU, and each core type's events once: 0, or 1 after saying why. */
+static int print_cpus(int fd, const struct pmuser_info *info, bool all_events)
+{
 	uint32_t listed[PMUSER_MAX_CPUS];
 	unsigned int cpu, nr_listed = 0, k;
-	int fd, ret, first;
+	int ret;
 
-	ret = tool_parse(&cli, argc, argv, &first);
-	if (ret >= 0)
-		return ret;
-
-	fd = pmuser_device_open();
-	if (fd < 0) {
-		if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE && fd == -ENOENT)
-			printf("module:   not available: pmuser is for ARM cores, not this architecture\n");
-		else
-			printf("module:   not available: %s: %s%s\n", PMUSER_DEVICE, strerror(-fd),
-			       fd == -ENOENT ? " (insmod pmuser.ko)" :
-			       fd == -EACCES ? " (root, or the group given by module parameter group=)" :
-			       "");
-		if (all_events)
-			printf("events:   not listed: the list is the module's (PMCEID read on each core); 'perf list' shows perf's\n");
-		print_without_module();
-		if (presets)
-			print_presets();
-		return 0;
-	}
-	ret = pmuser_device_info(fd, &info);
-	if (ret) {
-		fprintf(stderr, "pmu-info: PMUSER_IOC_INFO: %s\n", strerror(-ret));
-		return 1;
-	}
-	printf("module:   pmuser %u.%u.%u, ABI %u (this program: ABI %u)\n",
-	       info.module_version >> 16, (info.module_version >> 8) & 0xff,
-	       info.module_version & 0xff, info.abi_version, PMUSER_ABI_VERSION);
-	printf("reads:    %s\n", arch_name(info.arch));
-	printf("access:   %s\n", access_name(info.access_mode));
-	if (info.size > offsetof(struct pmuser_info, access_flags) &&
-	    (info.access_flags & PMUSER_INFO_USER_WRITES))
-		printf("          access also lets user space write the PMU (stop, reset or reprogram any counter): this PMU has no read-only user enable\n");
-	printf("held:     %u event counter(s)%s\n", info.nr_events,
-	       info.cycles_held ? " + cycle counter" : "");
-	for (cpu = 0; cpu < info.nr_cpus; cpu++) {
+	for (cpu = 0; cpu < info->nr_cpus; cpu++) {
 		struct pmuser_cpu_info ci;
 		const char *core;
 
@@ -260,7 +229,55 @@ int main(int argc, char **argv)
 			print_events(&ci, all_events);
 		}
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool all_events = false, presets = false;
+	const struct tool_opt opts[] = {
+		{ "events", 'e', NULL, "list every known event, marking the unsupported ones",
+		  TOOL_OPT_FLAG, .flag = &all_events },
+		{ "presets", 0, NULL, "list the event presets (pmu-stat --preset, pmuser_preset_find)",
+		  TOOL_OPT_FLAG, .flag = &presets },
+		{ NULL },
+	};
+	const struct tool_cli cli = {
+		.tool = "pmu-info", .opts = opts,
+		.about = "Whether the module is there (and if not, why), the access it grants, and per CPU\n"
+			 "the core, PMU version, counters, widths and supported events.",
+	};
+	struct pmuser_info info;
+	int fd, ret, first;
+
+	ret = tool_parse(&cli, argc, argv, &first);
+	if (ret >= 0)
+		return ret;
+	fd = pmuser_device_open();
+	if (fd < 0) {
+		print_no_module(fd, all_events, presets);
+		return 0;
+	}
+	ret = pmuser_device_info(fd, &info);
+	if (ret) {
+		fprintf(stderr, "pmu-info: PMUSER_IOC_INFO: %s\n", strerror(-ret));
+		close(fd);
+		return 1;
+	}
+	printf("module:   pmuser %u.%u.%u, ABI %u (this program: ABI %u)\n",
+	       info.module_version >> 16, (info.module_version >> 8) & 0xff,
+	       info.module_version & 0xff, info.abi_version, PMUSER_ABI_VERSION);
+	printf("reads:    %s\n", arch_name(info.arch));
+	printf("access:   %s\n", access_name(info.access_mode));
+	if (info.size > offsetof(struct pmuser_info, access_flags) &&
+	    (info.access_flags & PMUSER_INFO_USER_WRITES))
+		printf("          access also lets user space write the PMU (stop, reset or reprogram any counter): this PMU has no read-only user enable\n");
+	printf("held:     %u event counter(s)%s\n", info.nr_events,
+	       info.cycles_held ? " + cycle counter" : "");
+	ret = print_cpus(fd, &info, all_events);
 	close(fd);
+	if (ret)
+		return ret;
 	print_backend();
 	if (presets)
 		print_presets();
