@@ -215,16 +215,81 @@ int wl_open(struct wl_harness *h, const char *tool, bool parsable, const uint32_
 	return wl_open_spec(h, tool, parsable, spec, 0);
 }
 
+/*
+ * The bias of an empty region (bounded: perf may have the events off the counters for a
+ * while, or for good) and the harness's own counts around the kernel: 0, or -1 after saying
+ * why.
+ */
+static int calibrate(struct wl_harness *h)
+{
+	int64_t best[PMUSER_COUNTERS_MAX];
+	struct pmuser_region r;
+	unsigned int i, k;
+	int ret = -EAGAIN;
+
+	for (k = 0; k < CALIBRATION_TRIES; k++) {
+		ret = pmuser_region_calibrate(h->c, CALIBRATION_ROUNDS);
+		if (ret != -EAGAIN)
+			break;
+		usleep(5000);
+	}
+	if (ret == -EAGAIN) {
+		enum pmuser_backend b = pmuser_counters_backend(h->c);
+
+		fprintf(stderr, "%s: not one valid region in %u tries on the %s backend: %s\n",
+			h->tool, CALIBRATION_TRIES * CALIBRATION_ROUNDS, pmuser_backend_name(b),
+			pmuser_backend_invalid_why(b));
+		return -1;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: calibrating the region bias: %s\n", h->tool, strerror(-ret));
+		return -1;
+	}
+	for (i = 0; i < h->nr; i++)
+		best[i] = INT64_MAX;
+	for (k = 0; k < HARNESS_ROUNDS; k++) {
+		run_between_reads(h->c, &r, wl_k_empty, NULL);
+		for (i = 0; i < h->nr; i++)
+			if (r.delta[i] < best[i])
+				best[i] = r.delta[i];
+	}
+	for (i = 0; i < h->nr; i++)
+		h->harness[i] = pmuser_counters_supported(h->c, i) ? best[i] - empty_own(h, i) : 0;
+	return 0;
+}
+
+/*
+ * Counters that read but never move (QEMU's ARM1176) would report zeros: 0 if the cycle
+ * counter and INST_RETIRED count a known loop, else -1 after saying so.
+ */
+static int counters_move(struct wl_harness *h)
+{
+	struct wl_hazard_args busy = { .iterations = 1000 };
+	struct pmuser_region r;
+	unsigned int i;
+
+	run_between_reads(h->c, &r, wl_k_raw_chain, &busy);
+	for (i = 0; i < h->nr; i++) {
+		if (!pmuser_counters_supported(h->c, i))
+			continue;
+		if ((i == WL_CYCLES || h->event[i] == WL_EV_INST_RETIRED) && r.delta[i] <= 0) {
+			fprintf(stderr, "%s: %s does not count on this machine (%s backend: a "
+				"10,000-instruction loop measured %" PRId64 "); nothing to measure\n",
+				h->tool, pmuser_counters_name(h->c, i),
+				pmuser_backend_name(pmuser_counters_backend(h->c)), r.delta[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const char *spec,
 		 uint32_t cycle_flags)
 {
 	struct pmuser_counters_attr attr;
-	struct pmuser_region r;
-	struct wl_hazard_args busy = { .iterations = 1000 };
-	int64_t best[PMUSER_COUNTERS_MAX];
 	char err[256], why[512];
 	size_t count = 0;
-	unsigned int i, k;
+	unsigned int i;
 	int cpu, ret;
 
 	memset(h, 0, sizeof(*h));
@@ -257,59 +322,19 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 	h->event[0] = WL_EV_CPU_CYCLES;
 	for (i = 1; i < h->nr; i++)
 		h->event[i] = arch_event(attr.events[i - 1].event);
-
-	/* Bounded: perf may have the events off the counters for a while, or for good. */
-	for (k = 0; k < CALIBRATION_TRIES; k++) {
-		ret = pmuser_region_calibrate(h->c, CALIBRATION_ROUNDS);
-		if (ret != -EAGAIN)
-			break;
-		usleep(5000);
-	}
-	if (ret == -EAGAIN) {
-		enum pmuser_backend b = pmuser_counters_backend(h->c);
-
-		fprintf(stderr, "%s: not one valid region in %u tries on the %s backend: %s\n",
-			tool, CALIBRATION_TRIES * CALIBRATION_ROUNDS, pmuser_backend_name(b),
-			pmuser_backend_invalid_why(b));
-		wl_close(h);
-		return -1;
-	}
-	if (ret) {
-		fprintf(stderr, "%s: calibrating the region bias: %s\n", tool, strerror(-ret));
-		wl_close(h);
-		return -1;
-	}
-	for (i = 0; i < h->nr; i++)
-		best[i] = INT64_MAX;
-	for (k = 0; k < HARNESS_ROUNDS; k++) {
-		run_between_reads(h->c, &r, wl_k_empty, NULL);
-		for (i = 0; i < h->nr; i++)
-			if (r.delta[i] < best[i])
-				best[i] = r.delta[i];
-	}
-	for (i = 0; i < h->nr; i++)
-		h->harness[i] = pmuser_counters_supported(h->c, i) ? best[i] - empty_own(h, i) : 0;
-
+	if (calibrate(h))
+		goto err_close;
 	if (probe_events(h)) {
 		fprintf(stderr, "%s: out of memory for the event probe\n", tool);
-		wl_close(h);
-		return -1;
+		goto err_close;
 	}
-	/* Counters that read but never move (QEMU's ARM1176) would report zeros: refuse. */
-	run_between_reads(h->c, &r, wl_k_raw_chain, &busy);
-	for (i = 0; i < h->nr; i++) {
-		if (!pmuser_counters_supported(h->c, i))
-			continue;
-		if ((i == WL_CYCLES || h->event[i] == WL_EV_INST_RETIRED) && r.delta[i] <= 0) {
-			fprintf(stderr, "%s: %s does not count on this machine (%s backend: a "
-				"10,000-instruction loop measured %" PRId64 "); nothing to measure\n",
-				tool, pmuser_counters_name(h->c, i),
-				pmuser_backend_name(pmuser_counters_backend(h->c)), r.delta[i]);
-			wl_close(h);
-			return -1;
-		}
-	}
+	if (counters_move(h))
+		goto err_close;
 	return 0;
+
+err_close:
+	wl_close(h);
+	return -1;
 }
 
 void wl_close(struct wl_harness *h)
