@@ -48,21 +48,6 @@ int lat_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int lat_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || strspn(s, "0123456789") != strlen(s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* ---- geometry ------------------------------------------------------------------------- */
 
 static uint64_t parse_cache_size(const char *s)

@@ -90,7 +90,4 @@ int lat_parse_size(const char *s, uint64_t *out);
 /* Reads the first line of a (sysfs) file into buf without the newline: 0 or -1. */
 int lat_read_line(const char *path, char *buf, size_t len);
 
-/* Parses an unsigned decimal with optional bounds: 0 or -EINVAL. */
-int lat_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
-
 #endif
