@@ -87,13 +87,67 @@ static void page_widths(struct pmuser_counters *c, unsigned int cpu)
 	}
 }
 
+/*
+ * The set as the module configures it: the cycle counter first when asked for, then every
+ * event this CPU counts (the others dropped where the set allows, else an error).
+ */
+static int config_build(struct pmuser_counters *c, const struct pmuser_cpu_info *ci,
+			struct pmuser_config *cfg, char *why, size_t whylen)
+{
+	unsigned int i, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+
+	if (first) {
+		cfg->flags = PMUSER_CONFIG_CYCLES;
+		cfg->cycle_flags = c->ctr[0].flags;
+		c->ctr[0].hw = PMUSER_HW_CYCLE;
+		c->ctr[0].slot = PMUSER_PAGE_CYCLE_SLOT;
+		c->ctr[0].bits = ci->cycle_bits;
+	}
+	for (i = first; i < c->nr; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+
+		if (!pmuser_event_supported(ci, ctr->event)) {
+			if (!(c->attr.flags & PMUSER_COUNTERS_OPTIONAL))
+				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
+			ctr->supported = false;
+			continue;
+		}
+		ctr->bits = ci->counter_bits;
+		ctr->slot = cfg->nr_events;
+		cfg->events[cfg->nr_events].event = ctr->event;
+		cfg->events[cfg->nr_events].flags = ctr->flags;
+		cfg->nr_events++;
+	}
+	return 0;
+}
+
+/*
+ * The hardware counters CONFIGURE chose, and what a read of all counters takes from the page,
+ * fixed from here on.
+ */
+static void config_layout(struct pmuser_counters *c, const struct pmuser_config *cfg)
+{
+	unsigned int i, k, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+
+	for (i = first, k = 0; i < c->nr; i++)
+		if (c->ctr[i].supported)
+			c->ctr[i].hw = cfg->events[k++].hw_counter;
+	c->nr_read = 0;
+	for (i = 0; i < c->nr; i++) {
+		if (!c->ctr[i].supported)
+			continue;
+		c->read_idx[c->nr_read] = i;
+		c->read_slot[c->nr_read++] = c->ctr[i].slot;
+	}
+}
+
 static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
 	struct pmuser_config cfg = { 0 };
 	struct pmuser_cpu_info ci;
 	struct pmuser_info info;
-	unsigned int i, cpu, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+	unsigned int cpu;
 	int ret;
 
 	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE) {
@@ -129,44 +183,14 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CPU_INFO");
-
-	if (first) {
-		cfg.flags = PMUSER_CONFIG_CYCLES;
-		cfg.cycle_flags = c->ctr[0].flags;
-		c->ctr[0].hw = PMUSER_HW_CYCLE;
-		c->ctr[0].slot = PMUSER_PAGE_CYCLE_SLOT;
-		c->ctr[0].bits = ci.cycle_bits;
-	}
-	for (i = first; i < c->nr; i++) {
-		struct pmuser_ctr *ctr = &c->ctr[i];
-
-		if (!pmuser_event_supported(&ci, ctr->event)) {
-			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
-				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
-			ctr->supported = false;
-			continue;
-		}
-		ctr->bits = ci.counter_bits;
-		ctr->slot = cfg.nr_events;
-		cfg.events[cfg.nr_events].event = ctr->event;
-		cfg.events[cfg.nr_events].flags = ctr->flags;
-		cfg.nr_events++;
-	}
+	ret = config_build(c, &ci, &cfg, why, whylen);
+	if (ret)
+		return ret;
 	ret = pmuser_device_configure(c->dev_fd, &cfg);
 	if (ret)
 		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE",
 				       PMUSER_IOC_CONFIGURE);
-	for (i = first, cpu = 0; i < c->nr; i++)
-		if (c->ctr[i].supported)
-			c->ctr[i].hw = cfg.events[cpu++].hw_counter;
-	/* What a read of all counters takes from the page, fixed from here on. */
-	c->nr_read = 0;
-	for (i = 0; i < c->nr; i++) {
-		if (!c->ctr[i].supported)
-			continue;
-		c->read_idx[c->nr_read] = i;
-		c->read_slot[c->nr_read++] = c->ctr[i].slot;
-	}
+	config_layout(c, &cfg);
 	ret = pmuser_page_map(c->dev_fd, &c->page);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");

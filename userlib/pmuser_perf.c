@@ -208,61 +208,81 @@ static void mmap_choose_reader(struct pmuser_counters *c)
 }
 #endif
 
+/* Self-read is possible only for the calling thread on any CPU, and only on arm64. */
+static bool mmap_possible(const struct pmuser_counters_attr *a, char *why, size_t whylen)
+{
+	const char *problem = NULL;
+
+#if defined(__aarch64__)
+	if (a->pid != 0 || a->cpu != -1 ||
+	    a->flags & (PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC))
+		problem = "perf-mmap: self-read needs the calling thread on any CPU; ";
+#else
+	(void)a;
+	problem = "perf-mmap: user counter reads need arm64; ";
+#endif
+	if (problem && why)
+		snprintf(why + strnlen(why, whylen), whylen - strnlen(why, whylen), "%s", problem);
+	return !problem;
+}
+
+/*
+ * The attributes of one counter of the set: false when the event has no perf encoding here.
+ * The leader (or, ungrouped, every counter) carries the set's start state and the group read.
+ */
+static bool counter_attr(const struct pmuser_counters *c, const struct pmuser_ctr *ctr,
+			 struct perf_event_attr *pa, bool mmap_read)
+{
+	const struct pmuser_counters_attr *a = &c->attr;
+	bool group = !(a->flags & PMUSER_COUNTERS_NO_GROUP);
+
+	memset(pa, 0, sizeof(*pa));
+	pa->size = sizeof(*pa);
+	if (!event_attr(ctr, pa))
+		return false;
+	pa->exclude_user = !(ctr->flags & PMUSER_COUNT_USER);
+	pa->exclude_kernel = !(ctr->flags & PMUSER_COUNT_KERNEL);
+	/* ARMv6 can filter no mode at all: exclude nothing unless asked to. */
+	pa->exclude_hv = pa->exclude_kernel;
+	pa->inherit = !!(a->flags & PMUSER_COUNTERS_INHERIT);
+	pa->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			  PERF_FORMAT_ID;
+	if (group && c->leader < 0)
+		pa->read_format |= PERF_FORMAT_GROUP;
+	if (c->leader < 0 || !group) {
+		pa->disabled = !!(a->flags & (PMUSER_COUNTERS_DISABLED |
+					      PMUSER_COUNTERS_ENABLE_ON_EXEC));
+		pa->enable_on_exec = !!(a->flags & PMUSER_COUNTERS_ENABLE_ON_EXEC);
+	}
+#if defined(__aarch64__)
+	if (mmap_read)
+		pa->config1 = ARM64_CONFIG1_RDPMC | (ctr->is_cycles ? ARM64_CONFIG1_LONG : 0);
+#else
+	(void)mmap_read;
+#endif
+	return true;
+}
+
 static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
 	bool group = !(a->flags & PMUSER_COUNTERS_NO_GROUP);
-	bool start_disabled = a->flags & (PMUSER_COUNTERS_DISABLED | PMUSER_COUNTERS_ENABLE_ON_EXEC);
 	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_attr pa;
 	unsigned int i;
 
-	if (mmap_read) {
-#if defined(__aarch64__)
-		if (a->pid != 0 || a->cpu != -1 ||
-		    a->flags & (PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC)) {
-			if (why)
-				snprintf(why + strnlen(why, whylen), whylen - strnlen(why, whylen),
-					 "perf-mmap: self-read needs the calling thread on any CPU; ");
-			return -EOPNOTSUPP;
-		}
-#else
-		if (why)
-			snprintf(why + strnlen(why, whylen), whylen - strnlen(why, whylen),
-				 "perf-mmap: user counter reads need arm64; ");
+	if (mmap_read && !mmap_possible(a, why, whylen))
 		return -EOPNOTSUPP;
-#endif
-	}
-
 	for (i = 0; i < c->nr; i++) {
 		struct pmuser_ctr *ctr = &c->ctr[i];
-		struct perf_event_attr pa;
 		int leader_fd = c->leader >= 0 ? c->ctr[c->leader].fd : -1;
 
-		memset(&pa, 0, sizeof(pa));
-		pa.size = sizeof(pa);
-		if (!event_attr(ctr, &pa)) {
+		if (!counter_attr(c, ctr, &pa, mmap_read)) {
 			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
 				return perf_fail(c, -EOPNOTSUPP, why, whylen, "%s: %s; ", ctr->name);
 			ctr->supported = false;
 			continue;
 		}
-		pa.exclude_user = !(ctr->flags & PMUSER_COUNT_USER);
-		pa.exclude_kernel = !(ctr->flags & PMUSER_COUNT_KERNEL);
-		/* ARMv6 can filter no mode at all: exclude nothing unless asked to. */
-		pa.exclude_hv = pa.exclude_kernel;
-		pa.inherit = !!(a->flags & PMUSER_COUNTERS_INHERIT);
-		pa.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
-				 PERF_FORMAT_ID;
-		if (group && c->leader < 0)
-			pa.read_format |= PERF_FORMAT_GROUP;
-		if (c->leader < 0 || !group) {
-			pa.disabled = start_disabled;
-			pa.enable_on_exec = !!(a->flags & PMUSER_COUNTERS_ENABLE_ON_EXEC);
-		}
-#if defined(__aarch64__)
-		if (mmap_read)
-			pa.config1 = ARM64_CONFIG1_RDPMC | (ctr->is_cycles ? ARM64_CONFIG1_LONG : 0);
-#endif
 		ctr->fd = perf_event_open(&pa, a->pid, a->cpu, group ? leader_fd : -1,
 					  PERF_FLAG_FD_CLOEXEC);
 		if (ctr->fd < 0) {
@@ -293,6 +313,8 @@ static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_
 	}
 	if (mmap_read) {
 #if defined(__aarch64__)
+		bool start_disabled = a->flags & (PMUSER_COUNTERS_DISABLED |
+						  PMUSER_COUNTERS_ENABLE_ON_EXEC);
 		const char *problem = start_disabled ? NULL : mmap_reads_problem(c);
 
 		if (problem)

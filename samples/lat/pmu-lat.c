@@ -19,6 +19,7 @@
 #include "lat_out.h"
 #include "lat_timer.h"
 #include "pmuser.h"
+#include "size_suffix.h"
 
 #define TOOL "pmu-lat"
 #define MAX_SAMPLES (100u * 1000 * 1000)
@@ -272,7 +273,7 @@ static void report_text(FILE *out, const struct report *x)
 	fprintf(out, "sample: %s\n", x->t->method);
 	fprintf(out, "buffer: %s, %zu nodes %zu bytes apart (line %u bytes, %s), "
 		"pattern %s, %s pages (%zu bytes), seed %llu, CPU %d\n",
-		tiers_fmt_size(szb, sizeof(szb), x->o->size), x->chain->nodes, x->chain->step,
+		size_format(szb, sizeof(szb), x->o->size), x->chain->nodes, x->chain->step,
 		x->geo->line, x->geo->line_source, lat_pattern_name(x->o->lat.pattern),
 		lat_pages_name(x->o->lat.pages), x->buf->page, (unsigned long long)x->o->lat.seed,
 		x->o->lat.cpu);
@@ -338,6 +339,25 @@ static void report_json(FILE *out, const struct report *x)
 	fprintf(out, "]}\n");
 }
 
+/* Room for every sample: latency, raw reading and bias reading. */
+static int result_alloc(struct result *r, uint64_t samples)
+{
+	r->lat = malloc(samples * sizeof(*r->lat));
+	r->raw = malloc(samples * sizeof(*r->raw));
+	r->bias_raw = malloc(samples * sizeof(*r->bias_raw));
+	if (r->lat && r->raw && r->bias_raw)
+		return 0;
+	fprintf(stderr, TOOL ": out of memory for %llu samples\n", (unsigned long long)samples);
+	return -ENOMEM;
+}
+
+static void result_free(struct result *r)
+{
+	free(r->lat);
+	free(r->raw);
+	free(r->bias_raw);
+}
+
 int main(int argc, char **argv)
 {
 	static void (*const reports[])(FILE *, const struct report *) = {
@@ -384,13 +404,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": %s\n", err);
 		goto out_timer;
 	}
-	r.lat = malloc(o.samples * sizeof(*r.lat));
-	r.raw = malloc(o.samples * sizeof(*r.raw));
-	r.bias_raw = malloc(o.samples * sizeof(*r.bias_raw));
-	if (!r.lat || !r.raw || !r.bias_raw) {
-		fprintf(stderr, TOOL ": out of memory for %llu samples\n", (unsigned long long)o.samples);
+	if (result_alloc(&r, o.samples))
 		goto out_buf;
-	}
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
 
 	take_samples(&o, &t, &buf, &chain, &r);
@@ -416,9 +431,7 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 out_buf:
-	free(r.lat);
-	free(r.raw);
-	free(r.bias_raw);
+	result_free(&r);
 	lat_buf_free(&buf);
 out_timer:
 	lat_timer_close(&t);

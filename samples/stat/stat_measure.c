@@ -300,6 +300,25 @@ static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_
 	}
 }
 
+/* Where perf counts: with --per-cpu one counter per CPU (the listed ones, else all), else -1. */
+static void perf_cpus(struct perf_state *p, const struct stat_opts *o, const struct stat_sys *sys,
+		      struct stat_result *r)
+{
+	unsigned int k;
+
+	if (!o->per_cpu) {
+		p->cpu[0] = -1;
+		p->n = 1;
+		return;
+	}
+	for (k = 0; !o->nr_cpus && k < sys->nr_cpu; k++)
+		p->cpu[p->n++] = sys->cpu[k].cpu;
+	for (k = 0; k < o->nr_cpus; k++)
+		p->cpu[p->n++] = o->cpus[k];
+	for (k = 0; k < p->n; k++)
+		r->counted_cpus[r->nr_counted_cpus++] = p->cpu[k];
+}
+
 static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 			const struct stat_sys *sys, struct stat_result *r, char *err,
 			size_t errlen)
@@ -308,25 +327,12 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	struct stat_child ch;
 	char why[400] = "";
 	uint64_t t0, last;
-	unsigned int k, nr_cpu;
+	unsigned int nr_cpu;
 	int ret, done;
 
 	if (!p)
 		return stat_fail(-ENOMEM, err, errlen, "out of memory");
-	if (o->per_cpu) {
-		const int *list = o->cpus;
-		unsigned int n = o->nr_cpus;
-
-		for (k = 0; !n && k < sys->nr_cpu; k++)
-			p->cpu[p->n++] = sys->cpu[k].cpu;
-		for (k = 0; k < n; k++)
-			p->cpu[p->n++] = list[k];
-		for (k = 0; k < p->n; k++)
-			r->counted_cpus[r->nr_counted_cpus++] = p->cpu[k];
-	} else {
-		p->cpu[0] = -1;
-		p->n = 1;
-	}
+	perf_cpus(p, o, sys, r);
 	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
 	if (ret) {
 		free(p);
@@ -597,46 +603,25 @@ static void module_period_end(struct module_state *m, struct stat_setup *s,
 	r->total_periods++;
 }
 
-static int measure_module(const struct stat_opts *o, struct stat_setup *s,
-			  const struct stat_sys *sys, struct stat_result *r, char *err,
-			  size_t errlen)
+/*
+ * The module backend's start: the first set configured, reads granted and proven on the
+ * command's CPU, the result described, while the command waits to be released.
+ */
+static int module_start(struct module_state *m, const struct stat_opts *o, struct stat_setup *s,
+			struct stat_result *r, char *err, size_t errlen)
 {
-	struct module_state *m = calloc(1, sizeof(*m));
-	uint64_t period_ns = (uint64_t)o->interval_ms * 1000000, t0, start, now;
-	unsigned int turn = 0, set, k;
-	struct stat_child ch;
-	int child_cpu[1];
-	int ret, done;
-	size_t i;
+	unsigned int set = m->rotation[0];
+	int ret;
 
-	if (!m)
-		return stat_fail(-ENOMEM, err, errlen, "out of memory");
-	ret = module_prepare(m, o, s, sys, err, errlen);
-	if (ret)
-		goto out;
-	child_cpu[0] = m->cpu;
-	ret = stat_child_spawn(&ch, o->argv, child_cpu, 1);
-	if (ret) {
-		stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
-		goto out;
-	}
-	set = m->rotation[0];
 	ret = module_configure(m, s, set);
-	if (ret) {
-		stat_child_abort(&ch);
-		stat_fail(ret, err, errlen, "module backend: configuring CPU %d: %s", m->cpu,
-		     strerror(-ret));
-		goto out;
-	}
+	if (ret)
+		return stat_fail(ret, err, errlen, "module backend: configuring CPU %d: %s", m->cpu,
+				 strerror(-ret));
 	ret = pmuser_device_grant(m->fd, 0);
-	if (ret || !module_probe(m, s, set)) {
-		stat_child_abort(&ch);
-		stat_fail(ret ? ret : -EPERM, err, errlen,
-		     "module backend: inline counter reads do not work on CPU %d (%s)", m->cpu,
-		     ret ? strerror(-ret) : "the read instruction traps");
-		ret = ret ? ret : -EPERM;
-		goto out;
-	}
+	if (ret || !module_probe(m, s, set))
+		return stat_fail(ret ? ret : -EPERM, err, errlen,
+				 "module backend: inline counter reads do not work on CPU %d (%s)",
+				 m->cpu, ret ? strerror(-ret) : "the read instruction traps");
 	r->backend = STAT_MODULE;
 	r->module_cpu = m->cpu;
 	r->have_cycles = true;
@@ -648,24 +633,35 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" : "user+kernel", m->nr_rotation,
 		 m->nr_rotation == 1 ? "" : "s", o->interval_ms);
 	module_read(m, s, set, true);
-	t0 = start = now_ns();
-	ret = release(&ch, r, err, errlen);
-	if (ret)
-		goto out;
+	return 0;
+}
+
+/*
+ * Periods until the command ends, each set counting for one in turn. The command runs
+ * released; a set that cannot be configured ends it, and it is reported uncounted.
+ */
+static int module_periods(struct module_state *m, const struct stat_opts *o, struct stat_setup *s,
+			  struct stat_result *r, struct stat_child *ch, uint64_t t0, char *err,
+			  size_t errlen)
+{
+	uint64_t period_ns = (uint64_t)o->interval_ms * 1000000, start = t0, now;
+	unsigned int turn = 0, set = m->rotation[0];
+	int ret, done;
+
 	for (;;) {
 		uint64_t left, wait;
 
 		now = now_ns();
 		left = start + period_ns > now ? start + period_ns - now : 0;
 		wait = left < STAT_EXTEND_NS ? left : STAT_EXTEND_NS;
-		done = stat_child_wait(&ch, wait);
+		done = stat_child_wait(ch, wait);
 		module_read(m, s, set, false);
 		now = now_ns();
 		if (!done && now < start + period_ns)
 			continue;
 		module_period_end(m, s, r, set, now - t0, now - start);
 		if (done)
-			break;
+			return 0;
 		/* The next set counts from inside CONFIGURE on: its period starts there. */
 		start = now_ns();
 		if (m->nr_rotation > 1) {
@@ -673,23 +669,27 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 			set = m->rotation[turn];
 			ret = module_configure(m, s, set);
 			if (ret) {
-				/* The command runs on; it is waited for and reported uncounted. */
-				kill(ch.pid, SIGKILL);
-				while (!stat_child_wait(&ch, 1000000000ULL))
+				kill(ch->pid, SIGKILL);
+				while (!stat_child_wait(ch, 1000000000ULL))
 					;
-				finish(&ch, r, t0);
-				stat_fail(ret, err, errlen, "module backend: reconfiguring: %s",
-				     strerror(-ret));
-				goto out;
+				return stat_fail(ret, err, errlen, "module backend: reconfiguring: %s",
+						 strerror(-ret));
 			}
 			module_zero(m);
 		}
 	}
-	finish(&ch, r, t0);
-	/*
-	 * rpistat's scaling: every set counts the cycle counter too, so each set's share of all
-	 * cycles is its duty cycle, and raw / duty estimates the full-time count.
-	 */
+}
+
+/*
+ * rpistat's scaling: every set counts the cycle counter too, so each set's share of all
+ * cycles is its duty cycle, and raw / duty estimates the full-time count.
+ */
+static void module_scale(const struct module_state *m, struct stat_setup *s,
+			 struct stat_result *r)
+{
+	unsigned int k, set;
+	size_t i;
+
 	r->cycles.scaled = (double)r->cycles.raw;
 	r->cycles.duty = 1.0;
 	for (k = 0; k < m->nr_rotation; k++) {
@@ -705,7 +705,42 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 		e->duty = r->set_duty[e->set];
 		e->scaled = e->duty > 0 ? (double)e->raw / e->duty : 0;
 	}
-	ret = 0;
+}
+
+static int measure_module(const struct stat_opts *o, struct stat_setup *s,
+			  const struct stat_sys *sys, struct stat_result *r, char *err,
+			  size_t errlen)
+{
+	struct module_state *m = calloc(1, sizeof(*m));
+	struct stat_child ch;
+	int child_cpu[1];
+	uint64_t t0;
+	int ret;
+
+	if (!m)
+		return stat_fail(-ENOMEM, err, errlen, "out of memory");
+	ret = module_prepare(m, o, s, sys, err, errlen);
+	if (ret)
+		goto out;
+	child_cpu[0] = m->cpu;
+	ret = stat_child_spawn(&ch, o->argv, child_cpu, 1);
+	if (ret) {
+		stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
+		goto out;
+	}
+	ret = module_start(m, o, s, r, err, errlen);
+	if (ret) {
+		stat_child_abort(&ch);
+		goto out;
+	}
+	t0 = now_ns();
+	ret = release(&ch, r, err, errlen);
+	if (ret)
+		goto out;
+	ret = module_periods(m, o, s, r, &ch, t0, err, errlen);
+	finish(&ch, r, t0);
+	if (!ret)
+		module_scale(m, s, r);
 out:
 	pmuser_page_unmap(&m->page);
 	if (m->fd >= 0)
