@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by pmu-lat and pmu-sweep: system warnings, progress, JSON strings and the SVG plot. */
+/* Shared by pmu-lat and pmu-sweep: system warnings, progress and JSON strings. */
 #ifndef PMUSER_LAT_OUT_H
 #define PMUSER_LAT_OUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "tiers.h"
 
 enum lat_format { LAT_TEXT, LAT_CSV, LAT_JSON };
 
@@ -37,12 +35,5 @@ void lat_progress_done(struct lat_progress *p);
 
 /* Writes s as a JSON string (with quotes). */
 void lat_json_string(FILE *f, const char *s);
-
-/*
- * SVG plot: latency (log2 axis) against size (log2 axis), points joined, tiers drawn as
- * dashed plateaus with labels and a vertical mark at each capacity. res may be NULL.
- */
-int lat_svg_write(FILE *f, const struct tiers_point *pts, size_t n, const char *unit,
-		  const struct tiers_result *res, const char *title);
 
 #endif

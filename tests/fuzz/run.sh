@@ -28,7 +28,7 @@ fuzz() (
 	rm -f "$out/log"
 	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I"$top/uapi" -I"$top/userlib" \
-		-I"$top/samples/common" -I"$top/samples/lat" -o "$out/$name" "$@" -lm >"$out/log" 2>&1 ||
+		-I"$top/samples/common" -I"$top/samples/sweep" -o "$out/$name" "$@" -lm >"$out/log" 2>&1 ||
 		fail "build failed"
 	[ -z "$(ls -A "$out/corpus")" ] && "$seeds" "$out/corpus"
 	printf '%s\n' "$dict" >"$out/$name.dict"
@@ -75,6 +75,6 @@ fuzz fuzz_sweepcsv sweepcsv_seeds '"# pmu-sweep v1 unit=cycles\x0A"
 "e+308"
 "nan"
 "0x"' \
-	"$here/fuzz_sweepcsv.c" "$top/samples/lat/sweepcsv.c" "$top/samples/lat/tiers.c" ||
+	"$here/fuzz_sweepcsv.c" "$top/samples/sweep/sweepcsv.c" "$top/samples/sweep/tiers.c" ||
 	status=1
 exit $status

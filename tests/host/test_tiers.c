@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests of tier detection (samples/lat/tiers.c) and the pmu-sweep CSV format
- * (samples/lat/sweepcsv.c): published measurements from the seed documents, synthetic
+ * Host tests of tier detection (samples/sweep/tiers.c) and the pmu-sweep CSV format
+ * (samples/sweep/sweepcsv.c): published measurements from the seed documents, synthetic
  * noisy staircases, a flat line, and every CSV error.
  */
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "size_suffix.h"
 #include "sweepcsv.h"
 #include "tiers.h"
 
@@ -353,9 +354,9 @@ TEST(print_and_sizes)
 	size_t len = 0;
 	FILE *f;
 
-	EXPECT_STREQ("100 B", tiers_fmt_size(buf, sizeof(buf), 100));
-	EXPECT_STREQ("1536 KiB", tiers_fmt_size(buf, sizeof(buf), 1536 * KiB));
-	EXPECT_STREQ("4 GiB", tiers_fmt_size(buf, sizeof(buf), 4096 * MiB));
+	EXPECT_STREQ("100 B", size_format(buf, sizeof(buf), 100));
+	EXPECT_STREQ("1536 KiB", size_format(buf, sizeof(buf), 1536 * KiB));
+	EXPECT_STREQ("4 GiB", size_format(buf, sizeof(buf), 4096 * MiB));
 	ASSERT_EQ(0, tiers_detect(p, 6, &r));
 	f = open_memstream(&text, &len);
 	ASSERT_NE(NULL, f);

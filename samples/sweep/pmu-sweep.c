@@ -22,6 +22,8 @@
 #include "lat_out.h"
 #include "lat_timer.h"
 #include "pmuser.h"
+#include "size_suffix.h"
+#include "sweep_svg.h"
 #include "sweepcsv.h"
 #include "tiers.h"
 
@@ -255,7 +257,7 @@ static FILE *open_svg(const char *path)
 static int write_svg(FILE *f, const char *path, const struct tiers_point *pts, size_t n,
 		     const char *unit, const struct tiers_result *res, const char *title)
 {
-	int ret = lat_svg_write(f, pts, n, unit, res, title);
+	int ret = sweep_svg_write(f, pts, n, unit, res, title);
 
 	if (fclose(f) || ret) {
 		fprintf(stderr, TOOL ": writing %s failed\n", path);
@@ -460,7 +462,7 @@ static void report_text(FILE *out, const struct sweep_report *x)
 		(unsigned long long)o->lat.seed, o->lat.cpu, (unsigned long long)o->reps);
 	for (unsigned int c = 0; c < s->geo.nr_caches; c++)
 		fprintf(out, "%s L%u %s %s", c ? "," : "sysfs caches:", s->geo.cache[c].level,
-			s->geo.cache[c].type, tiers_fmt_size(a, sizeof(a), s->geo.cache[c].size));
+			s->geo.cache[c].type, size_format(a, sizeof(a), s->geo.cache[c].size));
 	fprintf(out, "%s", s->geo.nr_caches ? "\n" : "sysfs caches: none reported\n");
 	if (x->pred > 0)
 		fprintf(out, "icount prediction: %g %s per load (%d instructions per "
@@ -472,7 +474,7 @@ static void report_text(FILE *out, const struct sweep_report *x)
 		fprintf(out, " %18.18s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
 	fprintf(out, "   (%s per load, bias-corrected)\n", s->t.unit);
 	for (size_t i = 0; i < x->n; i++) {
-		fprintf(out, "%10s %12.4f %12.4f %10.3f", tiers_fmt_size(a, sizeof(a), x->pts[i].size),
+		fprintf(out, "%10s %12.4f %12.4f %10.3f", size_format(a, sizeof(a), x->pts[i].size),
 			x->pts[i].min, x->pts[i].median, x->pts[i].ns);
 		for (size_t e = 0; e < s->nr_ev; e++)
 			print_value(out, " %18.4f", x->pts[i].ev[e], "                n/a");
@@ -629,7 +631,7 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 	}
 	if (sizes[*n - 1] > mem / 2) {
 		fprintf(stderr, TOOL ": size %s is more than half the machine's memory; lower --max\n",
-			tiers_fmt_size(a, sizeof(a), sizes[*n - 1]));
+			size_format(a, sizeof(a), sizes[*n - 1]));
 		return 2;
 	}
 	if (o->events && pmuser_evspec_parse(o->events, lat_cpu_midr(o->lat.cpu), s->ev,
@@ -668,9 +670,9 @@ static int measure_all(struct sweep *s, const uint64_t *sizes, size_t n, struct 
 	char a[32];
 	int ret;
 
-	fprintf(stderr, TOOL ": %zu sizes from %s", n, tiers_fmt_size(a, sizeof(a), sizes[0]));
+	fprintf(stderr, TOOL ": %zu sizes from %s", n, size_format(a, sizeof(a), sizes[0]));
 	fprintf(stderr, " to %s, %llu runs each, budget %g s, timer %s\n",
-		tiers_fmt_size(a, sizeof(a), sizes[n - 1]), (unsigned long long)s->o->reps,
+		size_format(a, sizeof(a), sizes[n - 1]), (unsigned long long)s->o->reps,
 		s->o->budget, s->t.timer);
 	s->state = s->o->lat.seed | 1;
 	lat_progress_init(&prog, TOOL);
@@ -690,7 +692,7 @@ static int measure_all(struct sweep *s, const uint64_t *sizes, size_t n, struct 
 		if (ret)
 			return ret;
 		lat_progress(&prog, "[%zu/%zu] %s: %.3f %s/load", i + 1, n,
-			     tiers_fmt_size(a, sizeof(a), sizes[i]), pts[i].min, s->t.unit);
+			     size_format(a, sizeof(a), sizes[i]), pts[i].min, s->t.unit);
 	}
 	lat_progress_done(&prog);
 	return 0;

@@ -77,7 +77,4 @@ void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches,
 /* Per-level summary table; unit is printed after latencies ("cycles", "ns"). */
 void tiers_print(FILE *f, const struct tiers_result *res, const char *unit);
 
-/* "32 KiB", "1536 KiB", "4 MiB", "100 B": the largest binary unit that divides exactly. */
-const char *tiers_fmt_size(char *buf, size_t len, uint64_t bytes);
-
 #endif

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "size_suffix.h"
 #include "tiers.h"
 
 #define TIERS_PENALTY	0.02	/* DP cost per segment, in ln(latency)^2 */
@@ -353,19 +354,6 @@ int tiers_detect(const struct tiers_point *pts, size_t n, struct tiers_result *r
 	return 0;
 }
 
-const char *tiers_fmt_size(char *buf, size_t len, uint64_t bytes)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	size_t u = 0;
-
-	while (bytes && bytes % 1024 == 0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		bytes /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, units[u]);
-	return buf;
-}
-
 void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 {
 	char a[32], b[32], c[80];
@@ -380,9 +368,9 @@ void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 			snprintf(cap, sizeof(cap), "-");
 		else
 			snprintf(cap, sizeof(cap), "%s%s", l->open ? ">= " : "",
-				 tiers_fmt_size(a, sizeof(a), l->capacity));
-		snprintf(c, sizeof(c), "%s .. %s", tiers_fmt_size(a, sizeof(a), l->first_size),
-			 tiers_fmt_size(b, sizeof(b), l->last_size));
+				 size_format(a, sizeof(a), l->capacity));
+		snprintf(c, sizeof(c), "%s .. %s", size_format(a, sizeof(a), l->first_size),
+			 size_format(b, sizeof(b), l->last_size));
 		fprintf(f, "%-7s %10s  %-24s %.3g %s", l->label, cap, c, l->latency, unit);
 		if (l->step > 0)
 			fprintf(f, "  (next x%.2f)", l->step);
@@ -390,32 +378,32 @@ void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 	}
 	if (res->tlb.found)
 		fprintf(f, "TLB-reach step: x%.2f between %s and %s (within %s)\n", res->tlb.step,
-			tiers_fmt_size(a, sizeof(a), res->tlb.size_before),
-			tiers_fmt_size(b, sizeof(b), res->tlb.size_after),
+			size_format(a, sizeof(a), res->tlb.size_before),
+			size_format(b, sizeof(b), res->tlb.size_after),
 			res->level[res->tlb.tier].label);
 	else
 		fprintf(f, "TLB-reach step: none found\n");
 	for (size_t k = 0; k < res->nr_caches; k++) {
 		const struct tiers_cache *cc = &res->cache[k];
 
-		fprintf(f, "sysfs L%u %s: ", cc->level, tiers_fmt_size(a, sizeof(a), cc->size));
+		fprintf(f, "sysfs L%u %s: ", cc->level, size_format(a, sizeof(a), cc->size));
 		if (res->cache_tier[k] >= 0) {
 			const struct tiers_level *l = &res->level[res->cache_tier[k]];
 
 			if (!l->open && (cc->size > 2 * l->last_size || cc->size < l->last_size / 2))
 				fprintf(f, "the %s tier, but its plateau ends at %s: measurement and sysfs disagree\n",
-					l->label, tiers_fmt_size(b, sizeof(b), l->last_size));
+					l->label, size_format(b, sizeof(b), l->last_size));
 			else
 				fprintf(f, "the %s tier\n", l->label);
 		}
 		else if (cc->size > res->swept)
 			fprintf(f, "not reached: the sweep ended at %s\n",
-				tiers_fmt_size(b, sizeof(b), res->swept));
+				size_format(b, sizeof(b), res->swept));
 		else
 			fprintf(f, "no latency step near it: measurement and sysfs disagree\n");
 	}
 	for (size_t i = 0; res->nr_caches && res->n > 1 && i < res->n; i++)
 		if (!res->level[i].cache_level && strcmp(res->level[i].label, "DRAM"))
 			fprintf(f, "tier ending at %s: no sysfs cache of about that size (noise, or a level sysfs does not list)\n",
-				tiers_fmt_size(a, sizeof(a), res->level[i].last_size));
+				size_format(a, sizeof(a), res->level[i].last_size));
 }
