@@ -1,7 +1,8 @@
 #!/bin/bash
 # Static checks, as TAP: checkpatch --strict on the kernel code, a warning-free W=1 module build
-# for every target, and the inline-read instruction tables proven by disassembly (the only way
-# to check ARM1176's c15 encodings: QEMU cannot run them).
+# for every target, the DKMS and Debian package builds, the inline-read instruction tables
+# proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
+# the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -194,6 +195,21 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 		"$tmp/mr.o" read_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
 else
 	result FAIL "aarch64: readers.c and pmuser_module_read.c compile" "$tmp/cc"
+fi
+
+# The layout rules: no include or call cycles between files, shared tool code and functions
+# within their bounds (layout.py says which).
+python3 "$here/layout.py" "$PMUSER_TOP" >"$tmp/layout" 2>&1
+lay=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) result OK "layout: ${line#ok * }" ;;
+	"not ok "*) result FAIL "layout: ${line#not ok * }" "$tmp/layout" ;;
+	"# "*) echo "$line" ;;
+	esac
+done <"$tmp/layout"
+if [ "$lay" != 0 ] && ! grep -q '^not ok ' "$tmp/layout"; then
+	result FAIL "layout: layout.py runs" "$tmp/layout"
 fi
 
 bash "$here/../fuzz/run.sh" "${PMUSER_FUZZ_SECONDS:-20}" |
