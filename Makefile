@@ -30,10 +30,12 @@ TEST_CFLAGS := -Wno-clobbered -Wno-sign-compare -Wno-unused-parameter -Wno-missi
 
 LIB_SRCS := $(wildcard $(TOP)/userlib/*.c)
 LIB_OBJS := $(patsubst $(TOP)/userlib/%.c,$(OUT)/userlib/%.o,$(LIB_SRCS))
-# Tools: pmu-*.c at the top of samples/ and in its family folders (lat/, stat/, kernels/). A
-# family's other .c files are its code, linked into its tools only; samples/common/ (the
-# option parser) goes into every tool.
-SAMPLE_FAMILIES := lat stat kernels
+# Tools: pmu-*.c at the top of samples/ and in its family folders. A family's other .c files
+# are its code, linked into its tools only; samples/common/ (the option parser) goes into
+# every tool. pmu-sweep (sweep/) builds on pmu-lat's code (lat/): FAMILY_USES_<family> names
+# the families whose code a family's tools link and include besides their own.
+SAMPLE_FAMILIES := lat sweep stat kernels
+FAMILY_USES_sweep := lat
 SAMPLE_SRCS := $(wildcard $(TOP)/samples/pmu-*.c $(TOP)/samples/*/pmu-*.c)
 SAMPLES := $(patsubst %.c,$(OUT)/bin/%,$(notdir $(SAMPLE_SRCS)))
 SAMPLE_HDRS := $(wildcard $(TOP)/samples/*/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
@@ -75,8 +77,10 @@ $(1): $(OUT)/bin/%: $(OUT)/samples/$(2)%.o $(3) $(COMMON_OBJS) $(OUT)/libpmuser.
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$< $(3) $(COMMON_OBJS) $$(OUT)/libpmuser.a $(4) $$(LDLIBS)
 endef
 $(foreach f,$(SAMPLE_FAMILIES),$(eval $(call tool_rule,$(patsubst \
-	$(TOP)/samples/$(f)/%.c,$(OUT)/bin/%,$(wildcard $(TOP)/samples/$(f)/pmu-*.c)),$(f)/,$(call \
-	family_objs,$(f)))))
+	$(TOP)/samples/$(f)/%.c,$(OUT)/bin/%,$(wildcard $(TOP)/samples/$(f)/pmu-*.c)),$(f)/,$(foreach \
+	u,$(f) $(FAMILY_USES_$(f)),$(call family_objs,$(u))))))
+$(foreach f,$(SAMPLE_FAMILIES),$(if $(FAMILY_USES_$(f)),$(eval $(OUT)/samples/$(f)/%.o: \
+	SAMPLE_EXTRA = $(addprefix -I$(TOP)/samples/,$(FAMILY_USES_$(f))))))
 $(eval $(call tool_rule,$(OUT)/bin/pmu-info $(OUT)/bin/pmu-hello,,))
 
 # pmu-overhead and its peers (samples/overhead/): Linux's libperf and PAPI, where the caller

@@ -102,8 +102,8 @@ static DEFINE_MUTEX(pmuser_grants_lock);
 /*
  * perf 6.1 can leave a granted thread's read bits set for the next thread on its CPU: it
  * detaches an exiting thread's events without restarting the PMU (later kernels restart it),
- * and an ungranted sibling alternating with a granted thread on one CPU was seen reading for
- * one time slice when their process started right after another granting one had ended. A
+ * so an ungranted sibling that alternates with a granted thread on one CPU can read for one
+ * time slice when their process starts right after another granting one has ended. A
  * preempt notifier on the granted thread closes the CPU at each switch-out to a thread perf
  * does not itself grant reads to (perf restarts the PMU for those it does, or swaps in a
  * cloned context that may read). The scheduler walks the notifier list with interrupts off,
