@@ -89,6 +89,62 @@ void pmuser__why_add(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
+int pmuser__read_general(struct pmuser_counters *c, uint64_t values[])
+{
+	uint64_t raw[PMUSER_COUNTERS_MAX];
+	unsigned int i;
+	int ret;
+
+	if (c->ops->read)
+		return c->ops->read(c, values);
+	ret = c->ops->read_raw(c, raw, NULL, false);
+	if (ret)
+		return ret;
+	for (i = 0; i < c->nr; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[i];
+
+		/* Extend to 64 bits: add the distance travelled since the last read. */
+		ctr->last += (raw[i] - ctr->last) & pmuser__width_mask(ctr->bits);
+		values[i] = ctr->supported ? ctr->last : 0;
+	}
+	return 0;
+}
+
+void pmuser__region_end(struct pmuser_counters *c, struct pmuser_region *r, const uint64_t end[],
+			const uint64_t gaps[])
+{
+	unsigned int i;
+
+	r->valid = c->ops->region_valid(c, r, end, gaps);
+	for (i = 0; i < c->nr; i++) {
+		r->raw[i] = (end[i] - r->start[i]) & pmuser__width_mask(c->ctr[i].bits);
+		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
+	}
+}
+
+/*
+ * With raw readers for the set (the module's), they read before anything else, into r->raw
+ * (made deltas in place); other backends read through their own read_raw.
+ */
+void pmuser__region_stop_general(struct pmuser_counters *c, struct pmuser_region *r)
+{
+	uint64_t end[PMUSER_COUNTERS_MAX], gaps[PMUSER_COUNTERS_MAX];
+
+	if (c->raw_stop) {
+		c->raw_stop(c, r->raw);
+		pmuser__region_end(c, r, r->raw, NULL);
+		return;
+	}
+	if (c->ops->read_raw(c, end, gaps, false)) {
+		/* Nothing read at the stop: no count, and raw and deltas say 0. */
+		memset(r->raw, 0, c->nr * sizeof(r->raw[0]));
+		memset(r->delta, 0, c->nr * sizeof(r->delta[0]));
+		r->valid = false;
+		return;
+	}
+	pmuser__region_end(c, r, end, gaps);
+}
+
 /* ---- clock backend: wall time as the cycle counter, nothing else -------------------------- */
 
 static int clock_open(struct pmuser_counters *c, char *why, size_t whylen)

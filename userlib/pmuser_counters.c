@@ -34,9 +34,10 @@ static void backend_reset(struct pmuser_counters *c)
 			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "cycles");
 	}
 	c->dev_fd = -1;
-	c->fast_read = NULL;
+	c->read_all = pmuser__read_general;
 	c->raw_start = NULL;
 	c->raw_stop = NULL;
+	c->region_stop = pmuser__region_stop_general;
 	pmuser_page_unmap(&c->page);
 	c->leader = -1;
 	c->timer[0] = '\0';
@@ -235,34 +236,10 @@ static int read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[
 	return c->ops->read_raw(c, values, gaps, reverse);
 }
 
-static uint64_t width_mask(unsigned int bits)
-{
-	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
-}
-
+/* The reader chosen at open for the set (module layouts, perf self-read), else the general one. */
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 {
-	uint64_t raw[PMUSER_COUNTERS_MAX];
-	unsigned int i;
-	int ret;
-
-	/* The reader chosen at open for the set (module layouts, perf self-read). */
-	if (c->fast_read && !c->fast_read(c, values))
-		return 0;
-	if (c->ops->read)
-		return c->ops->read(c, values);
-	ret = read_raw(c, raw, NULL, false);
-	if (ret)
-		return ret;
-	for (i = 0; i < c->nr; i++) {
-		struct pmuser_ctr *ctr = &c->ctr[i];
-		uint64_t mask = width_mask(ctr->bits);
-
-		/* Extend to 64 bits: add the distance travelled since the last read. */
-		ctr->last += (raw[i] - ctr->last) & mask;
-		values[i] = ctr->supported ? ctr->last : 0;
-	}
-	return 0;
+	return c->read_all(c, values);
 }
 
 int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
@@ -324,9 +301,11 @@ int pmuser_counters_reset(struct pmuser_counters *c)
 
 /*
  * With readers chosen for the set (the module's), a region's start marks the CPU and its page
- * sequence and reads last of all; other backends read through their own read_raw.
+ * sequence and reads last of all; other backends read through their own read_raw. Kept
+ * apart from its callers here, as pmuser_region_stop() is.
  */
-void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
+PMUSER__NOIPA void pmuser_region_start(struct pmuser_counters *c,
+						   struct pmuser_region *r)
 {
 	if (c->raw_start) {
 		r->cpu = pmuser_thread_cpu();
@@ -339,34 +318,15 @@ void pmuser_region_start(struct pmuser_counters *c, struct pmuser_region *r)
 	read_raw(c, r->start, r->gap, true);
 }
 
-static void region_deltas(const struct pmuser_counters *c, struct pmuser_region *r,
-			  const uint64_t end[])
+/*
+ * The stop chosen for the set (module layouts), else the general one. Kept apart from its
+ * callers here (PMUSER__NOIPA), so that pmuser_region_calibrate() measures the call a program
+ * makes.
+ */
+PMUSER__NOIPA void pmuser_region_stop(struct pmuser_counters *c,
+						  struct pmuser_region *r)
 {
-	unsigned int i;
-
-	for (i = 0; i < c->nr; i++) {
-		r->raw[i] = (end[i] - r->start[i]) & width_mask(c->ctr[i].bits);
-		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
-	}
-}
-
-void pmuser_region_stop(struct pmuser_counters *c, struct pmuser_region *r)
-{
-	uint64_t end[PMUSER_COUNTERS_MAX], gap[PMUSER_COUNTERS_MAX];
-
-	/*
-	 * Readers chosen for the set read before anything else, into r->raw (made deltas in
-	 * place), so that the bias holds only a call and this branch.
-	 */
-	if (c->raw_stop) {
-		c->raw_stop(c, r->raw);
-		r->valid = c->ops->region_valid(c, r, r->raw, NULL);
-		region_deltas(c, r, r->raw);
-		return;
-	}
-	read_raw(c, end, gap, false);
-	r->valid = c->ops->region_valid(c, r, end, gap);
-	region_deltas(c, r, end);
+	c->region_stop(c, r);
 }
 
 int pmuser_region_calibrate(struct pmuser_counters *c, unsigned int rounds)

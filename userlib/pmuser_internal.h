@@ -22,13 +22,19 @@ struct pmuser_ctr {
 	int fd;
 	uint64_t id;
 	struct perf_event_mmap_page *page;
+	bool mmap_wide;			/* its page says 64 bits (the cycle counter, opened long) */
 };
 
 struct pmuser_counters;
-/* One try of a read of every counter, chosen at open: 0, or -EAGAIN for the general path. */
-typedef int pmuser__read_fn(const struct pmuser_counters *c, uint64_t values[]);
+/*
+ * A read of every counter (pmuser_counters_read()): the reader chosen for the set tries its
+ * layout and, when that does not hold, ends in pmuser__read_general().
+ */
+typedef int pmuser__read_fn(struct pmuser_counters *c, uint64_t values[]);
 /* Module backend, raw reads of every counter between barriers. */
 typedef void pmuser__raw_fn(const struct pmuser_counters *c, uint64_t values[]);
+/* pmuser_region_stop(): the reads first, then pmuser__region_end(). */
+typedef void pmuser__region_fn(struct pmuser_counters *c, struct pmuser_region *r);
 
 /* Layouts up to this many counters get readers with every register fixed in the code. */
 #define PMUSER_FAST_LAYOUT_MAX	5
@@ -51,9 +57,11 @@ struct pmuser_counters {
 	uint64_t read_word[PMUSER_COUNTERS_MAX];	/* their page hw and bits, as configured */
 	uint64_t read_mask[PMUSER_COUNTERS_MAX];	/* their raw width masks */
 	/* Readers chosen at open: module (pmuser_module_read.c), perf-mmap (pmuser_perf.c). */
-	pmuser__read_fn *fast_read;	/* NULL: every read takes the general path */
+	pmuser__read_fn *read_all;	/* never NULL: pmuser__read_general at the least */
+	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
 	pmuser__raw_fn *raw_start;	/* a region's start: the cycle counter read last */
 	pmuser__raw_fn *raw_stop;	/* a region's stop: the cycle counter read first */
+	pmuser__region_fn *region_stop;	/* never NULL: pmuser__region_stop_general at the least */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];
@@ -68,7 +76,7 @@ struct pmuser_counters {
 
 /*
  * A backend, chosen at open (pmuser_counters.ops). Reads chosen for the set's layout
- * (fast_read, raw_start, raw_stop) come first where the backend has them; the inline reads
+ * (read_all, raw_start, raw_stop) come first where the backend has them; the inline reads
  * of pmuser.h never come here.
  */
 struct pmuser__backend_ops {
@@ -94,6 +102,34 @@ extern const struct pmuser__backend_ops pmuser__module_ops;	/* pmuser_module.c *
 extern const struct pmuser__backend_ops pmuser__perf_mmap_ops;	/* pmuser_perf.c */
 extern const struct pmuser__backend_ops pmuser__perf_read_ops;	/* pmuser_perf.c */
 extern const struct pmuser__backend_ops pmuser__clock_ops;	/* pmuser_backend.c */
+
+/*
+ * The general read of every counter (pmuser_backend.c): the backend's own 64-bit counts, or
+ * its raw reads extended in software. Where every chosen reader ends when its layout fails.
+ */
+int pmuser__read_general(struct pmuser_counters *c, uint64_t values[]);
+
+/*
+ * A region's end (pmuser_backend.c): its validity by the backend, then each counter's raw
+ * delta and that less the bias. end may be r->raw.
+ */
+void pmuser__region_end(struct pmuser_counters *c, struct pmuser_region *r, const uint64_t end[],
+			const uint64_t gaps[]);
+/* The general stop: the raw readers chosen for the set, else the backend's read_raw. */
+void pmuser__region_stop_general(struct pmuser_counters *c, struct pmuser_region *r);
+
+/* Neither inlined nor analysed across the call by its callers in the library. */
+#if defined(__clang__)
+#define PMUSER__NOIPA __attribute__((noinline))
+#else
+#define PMUSER__NOIPA __attribute__((noipa))
+#endif
+
+/* The mask of a counter's raw width: raw deltas are modulo 2^bits. */
+static inline uint64_t pmuser__width_mask(unsigned int bits)
+{
+	return bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
+}
 
 /* Appends the formatted reason to why (whylen bytes, may be NULL). */
 void __attribute__((format(printf, 3, 4)))

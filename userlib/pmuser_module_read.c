@@ -136,9 +136,11 @@ fixed_raw(uint64_t values[], unsigned int n, const unsigned int hw[], bool rever
 #define C PMUSER_HW_CYCLE
 #define NR(name) (sizeof(hw_##name) / sizeof(hw_##name[0]))
 #define READERS(name, sfx, v3)							\
-static int read_##name##sfx(const struct pmuser_counters *c, uint64_t values[])	\
+static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 {										\
-	return fixed_read(c, values, NR(name), hw_##name, v3);			\
+	if (!fixed_read(c, values, NR(name), hw_##name, v3))			\
+		return 0;							\
+	return pmuser__read_general(c, values);					\
 }										\
 static void start_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
 {										\
@@ -149,6 +151,11 @@ static void stop_##name##sfx(const struct pmuser_counters *c, uint64_t values[])
 {										\
 	(void)c;								\
 	fixed_raw(values, NR(name), hw_##name, false, v3);			\
+}										\
+static void region_stop_##name##sfx(struct pmuser_counters *c, struct pmuser_region *r) \
+{										\
+	fixed_raw(r->raw, NR(name), hw_##name, false, v3);			\
+	pmuser__region_end(c, r, r->raw, NULL);					\
 }
 #if defined(PMUSER_FAST_V7)
 #define LAYOUT(name, ...)							\
@@ -156,13 +163,15 @@ static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
 READERS(name, , false)								\
 READERS(name, _v3, true)
 #define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name##_v3 },	\
-		      { start_##name, start_##name##_v3 }, { stop_##name, stop_##name##_v3 } }
+		      { start_##name, start_##name##_v3 }, { stop_##name, stop_##name##_v3 },	\
+		      { region_stop_##name, region_stop_##name##_v3 } }
 #else
 #define LAYOUT(name, ...)							\
 static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
 READERS(name, , false)
 #define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name },	\
-		      { start_##name, start_##name }, { stop_##name, stop_##name } }
+		      { start_##name, start_##name }, { stop_##name, stop_##name },	\
+		      { region_stop_##name, region_stop_##name } }
 #endif
 
 LAYOUT(c, C)
@@ -176,12 +185,13 @@ LAYOUT(e012, 0, 1, 2)
 LAYOUT(e0123, 0, 1, 2, 3)
 #undef C
 
-/* Per layout, its readers for PMUv2 [0] and, in AArch32, PMUv3 [1]. */
+/* Per layout, its readers and region stop for PMUv2 [0] and, in AArch32, PMUv3 [1]. */
 static const struct {
 	const unsigned int *hw;
 	unsigned int n;
 	pmuser__read_fn *read[2];
 	pmuser__raw_fn *start[2], *stop[2];
+	pmuser__region_fn *region_stop[2];
 } layouts[] = {
 	ENTRY(c), ENTRY(c0), ENTRY(c01), ENTRY(c012), ENTRY(c0123),
 	ENTRY(e0), ENTRY(e01), ENTRY(e012), ENTRY(e0123),
@@ -217,9 +227,10 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version)
 			  pmu_version < 15;
 	unsigned int i, k;
 
-	c->fast_read = NULL;
+	c->read_all = pmuser__read_general;
 	c->raw_start = any_start;
 	c->raw_stop = any_stop;
+	c->region_stop = pmuser__region_stop_general;
 	for (i = 0; i < c->nr_read; i++) {
 		const struct pmuser_ctr *ctr = &c->ctr[c->read_idx[i]];
 
@@ -240,9 +251,10 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version)
 			;
 		if (i < c->nr)
 			continue;
-		c->fast_read = layouts[k].read[v3];
+		c->read_all = layouts[k].read[v3];
 		c->raw_start = layouts[k].start[v3];
 		c->raw_stop = layouts[k].stop[v3];
+		c->region_stop = layouts[k].region_stop[v3];
 		return;
 	}
 }

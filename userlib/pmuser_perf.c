@@ -180,31 +180,155 @@ mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
 	return 0;
 }
 
-/*
- * Every counter by self-read and nothing else, for a set whose events all have pages.
- * -EAGAIN when an event is not on a counter now: the general path reads it with read().
- */
-static int mmap_read_all(const struct pmuser_counters *c, uint64_t values[])
-{
-	unsigned int i;
+/* perf's user index of hardware counter hw: the cycle counter is 32, event counter n is n + 1. */
+#define USER_INDEX(hw) ((hw) == PMUSER_HW_CYCLE ? 32u : (hw) + 1u)
 
-	pmuser__isb();
-	for (i = 0; i < c->nr; i++)
-		if (mmap_read(&c->ctr[i], &values[i], NULL))
+/* A page's lock and index, adjacent, read in one load. */
+typedef uint64_t __attribute__((may_alias)) lock_index_t;
+
+static inline __attribute__((always_inline)) uint64_t
+lock_index(const volatile struct perf_event_mmap_page *pg)
+{
+	return *(const volatile lock_index_t *)&pg->lock;
+}
+
+/* The index half of such a word. */
+static inline __attribute__((always_inline)) uint32_t index_of(uint64_t li)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (uint32_t)li;
+#else
+	return (uint32_t)(li >> 32);
+#endif
+}
+
+/*
+ * Runs: the placements perf makes. It gives the cycle counter to a cpu_cycles event when free
+ * and every other event the lowest free event counter, so a set's events sit on the cycle
+ * counter (cyc: event 0 only) and then on event counters first, first + 1, ... above those
+ * other users hold. A reader is compiled for each run up to these bounds.
+ */
+#define RUN_FIRST_MAX	4	/* first event counter 0..3 */
+#define RUN_LEN_MAX	4	/* up to 4 events */
+
+/*
+ * One try of a self-read of every event, for the run (cyc, first, n) compiled in. Each
+ * page's lock and index are read before its offset, the counters are read only when every
+ * index is the run's (perf's protocol: an index of 0 means no user reads), and each lock and
+ * index are read again after the counters, so each event's offset and counter belong
+ * together. perf rewrites a page from this CPU, between instructions of this thread or while
+ * it is switched out, or from this thread's own calls (mmap, reset): as in perf's protocol, a
+ * set is read by one thread. An event that perf moved or took off its counter fails the read:
+ * -EAGAIN, and the general path decides. On arm64 perf publishes a non-zero index exactly when
+ * it offers user reads (cap_user_rdpmc, in the same update), so the index covers both. Event
+ * counters are 32 bits wide in perf's pages; the cycle counter is 64 when the set asked for
+ * cycles (mmap_wide), else 32.
+ */
+static inline __attribute__((always_inline)) int
+mmap_run(const struct pmuser_counters *c, uint64_t values[], bool cyc, unsigned int first,
+	 unsigned int n)
+{
+	const volatile struct perf_event_mmap_page *pg[RUN_LEN_MAX];
+	uint64_t li[RUN_LEN_MAX], raw[RUN_LEN_MAX];
+	int64_t off[RUN_LEN_MAX];
+	unsigned int hw[RUN_LEN_MAX], i;
+
+	_Pragma("GCC unroll 8")
+	for (i = 0; i < n; i++) {
+		hw[i] = cyc && !i ? PMUSER_HW_CYCLE : first + i - cyc;
+		pg[i] = c->ctr[i].page;
+		li[i] = lock_index(pg[i]);
+	}
+	__asm__ __volatile__("" ::: "memory");
+	_Pragma("GCC unroll 8")
+	for (i = 0; i < n; i++) {
+		if (index_of(li[i]) != USER_INDEX(hw[i]))
 			return -EAGAIN;
+		off[i] = pg[i]->offset;
+	}
 	pmuser__isb();
+	pmuser__evcntr_batch(n, hw, raw, false);
+	pmuser__isb();
+	__asm__ __volatile__("" ::: "memory");
+	_Pragma("GCC unroll 8")
+	for (i = 0; i < n; i++) {
+		if (lock_index(pg[i]) != li[i])
+			return -EAGAIN;
+		if (hw[i] != PMUSER_HW_CYCLE || !c->ctr[i].mmap_wide)
+			raw[i] = (uint64_t)(int64_t)(int32_t)raw[i];
+		values[i] = (uint64_t)off[i] + raw[i];
+	}
 	return 0;
 }
 
-/* The self-read reader for a set all of whose events have pages. */
+#define RUN_FN(cyc, first, n)							\
+static int mmap_run_##cyc##_##first##_##n(struct pmuser_counters *c, uint64_t values[]) \
+{										\
+	if (!mmap_run(c, values, cyc, first, n))				\
+		return 0;							\
+	return pmuser__read_general(c, values);					\
+}
+#define RUN_ENTRY(cyc, first, n) [cyc][first][n - 1] = mmap_run_##cyc##_##first##_##n,
+/* Every run: a lone cycle counter event has no first event counter. */
+#define RUNS_N(X, cyc, first) X(cyc, first, 2) X(cyc, first, 3) X(cyc, first, 4)
+#define RUNS_FIRST(X, cyc)							\
+	RUNS_N(X, cyc, 0) RUNS_N(X, cyc, 1) RUNS_N(X, cyc, 2) RUNS_N(X, cyc, 3)
+#define RUNS(X)									\
+	X(0, 0, 1) X(0, 1, 1) X(0, 2, 1) X(0, 3, 1) RUNS_FIRST(X, 0)		\
+	X(1, 0, 1) RUNS_FIRST(X, 1)
+RUNS(RUN_FN)
+static pmuser__read_fn *const mmap_runs[2][RUN_FIRST_MAX][RUN_LEN_MAX] = { RUNS(RUN_ENTRY) };
+#undef RUNS
+#undef RUNS_FIRST
+#undef RUNS_N
+#undef RUN_ENTRY
+#undef RUN_FN
+
+/*
+ * The run reader for where the pages show the events now, or NULL: an event off its counter,
+ * without user reads, at another width than the runs assume, or events not in a run.
+ */
+static pmuser__read_fn *mmap_run_for(struct pmuser_counters *c)
+{
+	unsigned int i, cyc, first, idx[RUN_LEN_MAX];
+
+	if (!c->nr || c->nr > RUN_LEN_MAX)
+		return NULL;
+	for (i = 0; i < c->nr; i++) {
+		const volatile struct perf_event_mmap_page *pg = c->ctr[i].page;
+
+		idx[i] = pg->index;
+		if (!idx[i] || !pg->cap_user_rdpmc)
+			return NULL;
+		if (pg->pmc_width != 32 && (idx[i] != 32 || pg->pmc_width != 64))
+			return NULL;
+		c->ctr[i].mmap_wide = pg->pmc_width == 64;
+	}
+	cyc = idx[0] == 32;
+	first = c->nr > cyc ? idx[cyc] - 1 : 0;
+	if (first >= RUN_FIRST_MAX)
+		return NULL;
+	for (i = cyc; i < c->nr; i++)
+		if (idx[i] != first + 1 + i - cyc)
+			return NULL;
+	return mmap_runs[cyc][first][c->nr - 1];
+}
+
+/*
+ * The reader for a set all of whose events have pages: the run reader for where perf has the
+ * events now (enabled and on their counters), else the general path (each event by its page
+ * or, off its counter, by read()).
+ */
 static void mmap_choose_reader(struct pmuser_counters *c)
 {
+	pmuser__read_fn *run = NULL;
 	unsigned int i;
 
-	for (i = 0; i < c->nr; i++)
-		if (!c->ctr[i].supported || !c->ctr[i].page)
-			return;
-	c->fast_read = mmap_read_all;
+	for (i = 0; i < c->nr && c->ctr[i].supported && c->ctr[i].page; i++)
+		;
+	if (i == c->nr)
+		run = mmap_run_for(c);
+	c->read_all = run ? run : pmuser__read_general;
 }
 #endif
 
@@ -439,11 +563,19 @@ static int perf_ctl(struct pmuser_counters *c, unsigned long request)
 {
 	unsigned int i;
 
-	if (c->leader >= 0)
-		return ioctl(c->ctr[c->leader].fd, request, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
-	for (i = 0; i < c->nr; i++)
-		if (c->ctr[i].fd >= 0 && ioctl(c->ctr[i].fd, request, 0) < 0)
+	if (c->leader >= 0) {
+		if (ioctl(c->ctr[c->leader].fd, request, PERF_IOC_FLAG_GROUP) < 0)
 			return -errno;
+	} else {
+		for (i = 0; i < c->nr; i++)
+			if (c->ctr[i].fd >= 0 && ioctl(c->ctr[i].fd, request, 0) < 0)
+				return -errno;
+	}
+#if defined(__aarch64__)
+	/* Enabled, the events are on their counters: the reader for where perf put them. */
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP && request == PERF_EVENT_IOC_ENABLE)
+		mmap_choose_reader(c);
+#endif
 	return 0;
 }
 
@@ -461,6 +593,34 @@ static bool perf_region_valid(const struct pmuser_counters *c, const struct pmus
 	return true;
 }
 
+#if defined(__aarch64__)
+/* Reads without a run reader between two looks for one. */
+#define MMAP_RECHOOSE	64
+
+/*
+ * The general read: each event by its page or, off its counter, by read(). It runs when the
+ * chosen reader's run no longer holds (each context switch schedules the events again around
+ * other users' events, and perf may place them elsewhere) or when there was none: the reader
+ * for where the events are now is chosen for the next reads, at once after a run reader
+ * failed, else every MMAP_RECHOOSE reads.
+ */
+static int mmap_read_moved(struct pmuser_counters *c, uint64_t values[])
+{
+	unsigned int i;
+	int ret;
+
+	if (c->read_all != pmuser__read_general || !c->mmap_rechoose--) {
+		c->mmap_rechoose = MMAP_RECHOOSE;
+		mmap_choose_reader(c);
+	}
+	ret = perf_read_raw(c, values, NULL, false);
+	for (i = 0; !ret && i < c->nr; i++)
+		if (!c->ctr[i].supported)
+			values[i] = 0;
+	return ret;
+}
+#endif
+
 static int perf_mmap_open(struct pmuser_counters *c, char *why, size_t whylen)
 {
 	return perf_open(c, true, why, whylen);
@@ -475,6 +635,9 @@ const struct pmuser__backend_ops pmuser__perf_mmap_ops = {
 	.open = perf_mmap_open,
 	.close = perf_close,
 	.read_raw = perf_read_raw,
+#if defined(__aarch64__)
+	.read = mmap_read_moved,
+#endif
 	.read_full = perf_read_full,
 	.ctl = perf_ctl,
 	.region_valid = perf_region_valid,
