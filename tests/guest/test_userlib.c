@@ -361,6 +361,117 @@ TEST(perf_mmap_reads_before_enable)
 }
 
 /*
+ * The instructions (INST_RETIRED:u, counter k) from one pmuser_counters_read() to the next,
+ * with nothing or 100 instructions between them; a try that a context switch touched or a
+ * read that failed is made again (at most 20 tries). 0 when no try came about.
+ */
+#define READ_GAP_FN(name, body)							\
+static __attribute__((noinline)) uint64_t name(struct pmuser_counters *c, unsigned int k) \
+{										\
+	uint64_t a[3], b[3];							\
+	unsigned int tries;							\
+	unsigned long sw;							\
+										\
+	for (tries = 0; tries < 20; tries++) {					\
+		sw = thread_switches();						\
+		fp_touch();							\
+		if (pmuser_counters_read(c, a))					\
+			continue;						\
+		body;								\
+		if (!pmuser_counters_read(c, b) && thread_switches() == sw)	\
+			return b[k] - a[k];					\
+	}									\
+	return 0;								\
+}
+READ_GAP_FN(read_gap_empty, )
+READ_GAP_FN(read_gap_100, NOPS(100))
+
+/*
+ * Pinned CPU-wide INST_RETIRED events on cpu, as another perf user holds them: perf gives
+ * them the lowest event counters before any task's events.
+ */
+static int pinned_events(int cpu, int *fds, unsigned int n)
+{
+	struct perf_event_attr pa;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&pa, 0, sizeof(pa));
+		pa.size = sizeof(pa);
+		pa.type = PERF_TYPE_RAW;
+		pa.config = EV_INST_RETIRED;
+		pa.pinned = 1;
+		pa.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[i] = perf_open(&pa, -1, cpu);
+		if (fds[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * perf-mmap reads follow perf's placement: another user's pinned events take the event
+ * counters the set sat on, perf places the set's events above them, and the reads stay exact
+ * (a 100-instruction block reads 100 more than nothing), never go back, and, once the reader
+ * for the new placement is chosen, cost exactly what they cost before (the run readers differ
+ * only in the registers they name). So again once the pinned events are closed and a switch
+ * has let perf place the set's events anew.
+ */
+TEST(perf_mmap_reads_follow_moved_events)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED, EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t v[3], last[3] = { 0 }, e[3], g[3];
+	int fds[2] = { -1, -1 };
+	unsigned int i, j, k;
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_MMAP, true, ev, 2, 0, &c));
+	for (k = 0; k < 3; k++) {
+		if (k == 1)
+			ASSERT_EQ(0, pinned_events(0, fds, 2));
+		if (k == 2) {
+			for (i = 0; i < 2; i++)
+				close(fds[i]);
+			usleep(2000);
+		}
+		/* The first reads after a move take the general path and choose again. */
+		for (i = 0; i < 4; i++) {
+			ASSERT_EQ(0, pmuser_counters_read(c, v));
+			for (j = 0; j < 3; j++) {
+				EXPECT_LE(last[j], v[j]) TH_LOG("counter %u went back", j);
+				last[j] = v[j];
+			}
+		}
+		e[k] = read_gap_empty(c, 1);
+		g[k] = read_gap_100(c, 1);
+		TH_LOG("%s: %llu instructions from read to read, %llu around 100",
+		       k == 1 ? "beside 2 pinned events" : k ? "after they closed" : "alone",
+		       (unsigned long long)e[k], (unsigned long long)g[k]);
+		ASSERT_LT(0, e[k]);
+		ASSERT_LT(0, g[k]);
+		/* Pinned and on their counters all along: the set's events sat elsewhere. */
+		for (i = 0; k == 1 && i < 2; i++) {
+			uint64_t t[3];
+
+			ASSERT_EQ(sizeof(t), read(fds[i], t, sizeof(t)));
+			EXPECT_LT(0, t[2]);
+			EXPECT_EQ(t[1], t[2]);
+		}
+	}
+	pmuser_counters_close(c);
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "exact counts need -icount");
+	for (k = 0; k < 3; k++) {
+		EXPECT_EQ(100, g[k] - e[k]);
+		EXPECT_EQ(e[0], e[k]);
+	}
+}
+
+/*
  * A perf self-monitoring program keeps its reads while another process configures and
  * releases pmuser counters (which closes user access on CPUs perf does not manage).
  */
