@@ -219,6 +219,38 @@ static inline uint64_t pmuser_counter_read_pmuv3(unsigned int hw)
 }
 #endif
 
+#if defined(PMUSER_FAST_V7)
+/*
+ * One pass of reads of hardware counters hw[0..n-1] into raw[], last to first if reverse,
+ * without barriers: each event counter selected, read, and the selection read back. Non-zero
+ * when a read lost the race with the kernel's selections (see pmuser__evcntr_read).
+ */
+static inline __attribute__((always_inline)) uint32_t
+pmuser__evcntr_once(unsigned int n, const unsigned int hw[], uint64_t raw[], bool reverse)
+{
+	unsigned int i, k;
+	uint32_t bad = 0;
+
+	_Pragma("GCC unroll 32")
+	for (k = 0; k < n && k < 32; k++) {
+		uint32_t v, sel;
+
+		i = reverse ? n - 1 - k : k;
+		if (hw[i] == PMUSER_HW_CYCLE) {
+			raw[i] = pmuser_cycles_read();
+			continue;
+		}
+		__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 5" :: "r"(hw[i]));
+		pmuser__isb();
+		__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
+		__asm__ __volatile__("mrc p15, 0, %0, c9, c12, 5" : "=r"(sel));
+		bad |= sel ^ hw[i];
+		raw[i] = v;
+	}
+	return bad;
+}
+#endif
+
 /*
  * Reads of hardware counters hw[0..n-1] into raw[], last to first if reverse, without
  * barriers. ARMv7 selects each event counter first; the race with the kernel's selections
@@ -228,30 +260,14 @@ static inline uint64_t pmuser_counter_read_pmuv3(unsigned int hw)
 static inline __attribute__((always_inline)) void
 pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool reverse)
 {
-	unsigned int i, k;
+	unsigned int k;
 #if defined(PMUSER_FAST_V7)
 	unsigned int tries = 0;
 	uint32_t bad;
 
-	do {
-		bad = 0;
-		_Pragma("GCC unroll 32")
-		for (k = 0; k < n && k < 32; k++) {
-			uint32_t v, sel;
-
-			i = reverse ? n - 1 - k : k;
-			if (hw[i] == PMUSER_HW_CYCLE) {
-				raw[i] = pmuser_cycles_read();
-				continue;
-			}
-			__asm__ __volatile__("mcr p15, 0, %0, c9, c12, 5" :: "r"(hw[i]));
-			pmuser__isb();
-			__asm__ __volatile__("mrc p15, 0, %0, c9, c13, 2" : "=r"(v));
-			__asm__ __volatile__("mrc p15, 0, %0, c9, c12, 5" : "=r"(sel));
-			bad |= sel ^ hw[i];
-			raw[i] = v;
-		}
-	} while (bad && ++tries < 8);
+	do
+		bad = pmuser__evcntr_once(n, hw, raw, reverse);
+	while (bad && ++tries < 8);
 	if (bad) {
 		_Pragma("GCC unroll 32")
 		for (k = 0; k < n && k < 32; k++)
@@ -261,7 +277,8 @@ pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bo
 #else
 	_Pragma("GCC unroll 32")
 	for (k = 0; k < n && k < 32; k++) {
-		i = reverse ? n - 1 - k : k;
+		unsigned int i = reverse ? n - 1 - k : k;
+
 		raw[i] = pmuser__evcntr_read(hw[i]);
 	}
 #endif

@@ -42,10 +42,11 @@ static uint64_t hw_word(uint32_t hw, uint32_t bits)
 }
 
 /*
- * The reads of a layout, without barriers. PMUv3 in AArch32 names every event counter in the
- * instruction; PMUv2 selects each first (pmuser__evcntr_batch).
+ * One pass of the reads of a layout, without barriers: true when it lost the race with the
+ * kernel's counter selections (PMUv2), and the caller reads another way. PMUv3 in AArch32
+ * names every event counter in the instruction and selects nothing.
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) bool
 fixed_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool reverse, bool pmuv3)
 {
 #if defined(PMUSER_FAST_V7)
@@ -57,11 +58,14 @@ fixed_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool revers
 			i = reverse ? n - 1 - k : k;
 			raw[i] = pmuser__evcntr_read_pmuv3(hw[i]);
 		}
-		return;
+		return false;
 	}
-#endif
+	return pmuser__evcntr_once(n, hw, raw, reverse) != 0;
+#else
 	(void)pmuv3;
 	pmuser__evcntr_batch(n, hw, raw, reverse);
+	return false;
+#endif
 }
 
 /*
@@ -82,6 +86,7 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	int cpu = pmuser__rseq_cpu();
 	unsigned int i;
 	uint32_t seq;
+	bool lost;
 
 	if ((unsigned int)cpu >= c->page.nr_cpus)
 		return -EAGAIN;
@@ -98,10 +103,10 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 		count[i] = s->count;
 	}
 	pmuser__isb();
-	fixed_batch(n, hw, raw, false, pmuv3);
+	lost = fixed_batch(n, hw, raw, false, pmuv3);
 	pmuser__isb();
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (rec->seq != seq || (seq & 1) || pmuser__rseq_cpu() != cpu)
+	if (lost || rec->seq != seq || (seq & 1) || pmuser__rseq_cpu() != cpu)
 		return -EAGAIN;
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++) {
@@ -117,21 +122,28 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 
 /*
  * Raw reads between barriers, nothing else between them (the stores follow the closing one);
- * a region's start reads the cycle counter (index 0) last, its stop first.
+ * a region's start reads the cycle counter (index 0) last, its stop first. true when the pass
+ * lost the race with the kernel's selections, values unset: the caller reads another way.
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) bool
 fixed_raw(uint64_t values[], unsigned int n, const unsigned int hw[], bool reverse, bool pmuv3)
 {
 	uint64_t raw[PMUSER_FAST_LAYOUT_MAX];
 	unsigned int i;
+	bool lost;
 
 	pmuser__isb();
-	fixed_batch(n, hw, raw, reverse, pmuv3);
+	lost = fixed_batch(n, hw, raw, reverse, pmuv3);
 	pmuser__isb();
+	if (lost)
+		return true;
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++)
 		values[i] = raw[i];
+	return false;
 }
+
+static void any_raw(const struct pmuser_counters *c, uint64_t values[], bool reverse);
 
 #define C PMUSER_HW_CYCLE
 #define NR(name) (sizeof(hw_##name) / sizeof(hw_##name[0]))
@@ -144,18 +156,20 @@ static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 }										\
 static void start_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
 {										\
-	(void)c;								\
-	fixed_raw(values, NR(name), hw_##name, true, v3);			\
+	if (fixed_raw(values, NR(name), hw_##name, true, v3))			\
+		any_raw(c, values, true);					\
 }										\
 static void stop_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
 {										\
-	(void)c;								\
-	fixed_raw(values, NR(name), hw_##name, false, v3);			\
+	if (fixed_raw(values, NR(name), hw_##name, false, v3))			\
+		any_raw(c, values, false);					\
 }										\
 static void region_stop_##name##sfx(struct pmuser_counters *c, struct pmuser_region *r) \
 {										\
-	fixed_raw(r->raw, NR(name), hw_##name, false, v3);			\
-	pmuser__region_end(c, r, r->raw, NULL);					\
+	if (fixed_raw(r->raw, NR(name), hw_##name, false, v3))			\
+		pmuser__region_stop_general(c, r);				\
+	else									\
+		pmuser__region_end(c, r, r->raw, NULL);				\
 }
 #if defined(PMUSER_FAST_V7)
 #define LAYOUT(name, ...)							\

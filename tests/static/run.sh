@@ -184,7 +184,8 @@ seq_check() {
 }
 a64cc="aarch64-linux-gnu-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I$PMUSER_TOP/uapi -I$PMUSER_TOP/userlib"
 if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
-	$a64cc -c "$PMUSER_TOP/userlib/pmuser_module_read.c" -o "$tmp/mr.o" 2>>"$tmp/cc"; then
+	$a64cc -c "$PMUSER_TOP/userlib/pmuser_module_read.c" -o "$tmp/mr.o" 2>>"$tmp/cc" &&
+	$a64cc -c "$PMUSER_TOP/userlib/pmuser_perf.c" -o "$tmp/pf.o" 2>>"$tmp/cc"; then
 	seq_check "aarch64: pmuser_counter_read_n() of 3 constant counters is isb, 3 mrs, isb" \
 		"$tmp/n.o" read_n3 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
 	seq_check "aarch64: a region's start reads cycles, event 0, 1 last to first, nothing else" \
@@ -193,8 +194,16 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 		"$tmp/mr.o" stop_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
 	seq_check "aarch64: the read of all counters of cycles, event 0, 1 reads them only" \
 		"$tmp/mr.o" read_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
+	seq_check "aarch64: a library region's stop reads cycles, event 0, 1, nothing else" \
+		"$tmp/mr.o" region_stop_c01 \
+		"isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
+	seq_check "aarch64: perf-mmap's reader of cycles and events on counters 2, 3 reads them" \
+		"$tmp/pf.o" mmap_run_1_2_3 "isb mrs pmccntr_el0 mrs pmevcntr2_el0 mrs pmevcntr3_el0 isb"
+	seq_check "aarch64: perf-mmap's reader of events on counters 3 to 6 reads them" \
+		"$tmp/pf.o" mmap_run_0_3_4 \
+		"isb mrs pmevcntr3_el0 mrs pmevcntr4_el0 mrs pmevcntr5_el0 mrs pmevcntr6_el0 isb"
 else
-	result FAIL "aarch64: readers.c and pmuser_module_read.c compile" "$tmp/cc"
+	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
 fi
 
 # The layout rules: no include or call cycles between files, shared tool code and functions
