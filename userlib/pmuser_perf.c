@@ -162,7 +162,11 @@ mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
 		__asm__ __volatile__("" ::: "memory");
 		idx = pg->index;
 		count = (uint64_t)pg->offset;
-		if (!pg->cap_user_rdpmc || !idx)
+		/*
+		 * Indices above 32 name counters outside PMEVCNTR<n> and PMCCNTR (the instruction
+		 * counter is 33 where perf would offer it): read() them rather than misread.
+		 */
+		if (!pg->cap_user_rdpmc || !idx || idx > 32)
 			return -EAGAIN;
 		/* The times perf last published: they part only when it takes the counter away. */
 		if (gap)
