@@ -3,12 +3,13 @@
  * Known-good workload kernels (pmu-chase, pmu-misp, pmu-matrix, pmu-walk, pmu-hazards) and the
  * read methods of pmu-overhead.
  *
- * On ARM every kernel is a whole function in assembly (wl_kernels.c), so its instruction and
- * branch counts are closed-form formulas of its parameters, exact by construction: the
- * wl_predict_*() functions return them next to the code they describe. AArch64 has its own
- * code; AArch32 ARMv7 and ARMv6 share ARM-mode code that uses ARMv6 instructions only (except
- * the divide kernel, ARMv7 with the divide extension). Elsewhere (x86) the kernels are C with
- * the same semantics and no predictions: the tools then run clock-only.
+ * On ARM every kernel is a whole function in assembly, so its instruction and branch counts
+ * are closed-form formulas of its parameters, exact by construction: the wl_predict_*()
+ * functions return them next to the code they describe. AArch64 has its own code
+ * (wl_kernels_a64.c); AArch32 ARMv7 and ARMv6 share ARM-mode code that uses ARMv6
+ * instructions only, except the divide kernel, ARMv7 with the divide extension
+ * (wl_kernels_arm.c). Elsewhere (x86) the kernels are C with the same semantics and no
+ * predictions (wl_kernels_c.c): the tools then run clock-only.
  *
  * Every kernel takes one pointer to its argument block of uintptr_t fields (offsets fixed by
  * the assembly) and may write results back into it.
