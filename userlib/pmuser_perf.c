@@ -144,6 +144,40 @@ static const char *mmap_reads_problem(struct pmuser_counters *c)
 
 #if defined(__aarch64__)
 /*
+ * Event counter n (0..30) or the cycle counter (31), at the same cost for every n: a branch
+ * into a table of equal entries (each a BTI landing pad, the read, and the way out). perf
+ * moves a set's events between counters as it multiplexes them, and a region's bias, measured
+ * once, must hold wherever they are; a compiler's switch costs more for some cases than others.
+ */
+#define UNIFORM_ENTRY(reg) "hint #36\n\tmrs %0, " #reg "\n\tb 2f\n\tnop\n\t"
+#define UNIFORM_EIGHT(a, b, c, d, e, f, g, h)						\
+	UNIFORM_ENTRY(pmevcntr##a##_el0) UNIFORM_ENTRY(pmevcntr##b##_el0)		\
+	UNIFORM_ENTRY(pmevcntr##c##_el0) UNIFORM_ENTRY(pmevcntr##d##_el0)		\
+	UNIFORM_ENTRY(pmevcntr##e##_el0) UNIFORM_ENTRY(pmevcntr##f##_el0)		\
+	UNIFORM_ENTRY(pmevcntr##g##_el0) UNIFORM_ENTRY(pmevcntr##h##_el0)
+static inline __attribute__((always_inline)) uint64_t evcntr_read_uniform(unsigned int n)
+{
+	uint64_t v, at;
+
+	__asm__ __volatile__("adr %1, 1f\n\t"
+			     "add %1, %1, %2, lsl #4\n\t"
+			     "br %1\n"
+			     "1:\n\t"
+			     UNIFORM_EIGHT(0, 1, 2, 3, 4, 5, 6, 7)
+			     UNIFORM_EIGHT(8, 9, 10, 11, 12, 13, 14, 15)
+			     UNIFORM_EIGHT(16, 17, 18, 19, 20, 21, 22, 23)
+			     UNIFORM_ENTRY(pmevcntr24_el0) UNIFORM_ENTRY(pmevcntr25_el0)
+			     UNIFORM_ENTRY(pmevcntr26_el0) UNIFORM_ENTRY(pmevcntr27_el0)
+			     UNIFORM_ENTRY(pmevcntr28_el0) UNIFORM_ENTRY(pmevcntr29_el0)
+			     UNIFORM_ENTRY(pmevcntr30_el0) UNIFORM_ENTRY(pmccntr_el0)
+			     "2:"
+			     : "=&r"(v), "=&r"(at) : "r"((uint64_t)(n & 31)));
+	return v;
+}
+#undef UNIFORM_EIGHT
+#undef UNIFORM_ENTRY
+
+/*
  * The self-read protocol: the kernel bumps lock around every update of the page; the count
  * is offset plus the hardware counter sign-extended from pmc_width bits. index 0 means the
  * event is not on a counter now (multiplexed out or not yet scheduled): -EAGAIN, read() it.
@@ -172,7 +206,7 @@ mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
 		if (gap)
 			*gap = pg->time_enabled - pg->time_running;
 		width = pg->pmc_width;
-		pmc = pmuser__evcntr_read(idx - 1);
+		pmc = evcntr_read_uniform(idx - 1);
 		if (width < 64) {
 			pmc <<= 64 - width;
 			pmc = (uint64_t)((int64_t)pmc >> (64 - width));

@@ -202,6 +202,19 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 	seq_check "aarch64: perf-mmap's reader of events on counters 3 to 6 reads them" \
 		"$tmp/pf.o" mmap_run_0_3_4 \
 		"isb mrs pmevcntr3_el0 mrs pmevcntr4_el0 mrs pmevcntr5_el0 mrs pmevcntr6_el0 isb"
+	# perf-mmap's general read: entry k of its table of equal entries reads counter k.
+	want="$(seq -f 'pmevcntr%g_el0' 0 30 | paste -sd ' ') pmccntr_el0"
+	got=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$tmp/pf.o" |
+		awk '$2 == "<perf_read_raw>:" { on = 1; next } /^$/ { on = 0 } on' |
+		awk '{ $1 = ""; sub(/^ /, ""); print }' |
+		awk 'prev == "bti j" && /^mrs/ { sub(/^mrs[[:space:]]*x[0-9]*, /, ""); print } { prev = $0 }' |
+		head -n 32 | paste -sd ' ')
+	if [ "$got" = "$want" ]; then
+		result OK "aarch64: perf-mmap's uniform table reads counter k at entry k"
+	else
+		echo "got '$got'" >"$tmp/seq"
+		result FAIL "aarch64: perf-mmap's uniform table reads counter k at entry k" "$tmp/seq"
+	fi
 else
 	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
 fi
