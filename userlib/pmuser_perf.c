@@ -383,8 +383,8 @@ static bool mmap_possible(const struct pmuser_counters_attr *a, char *why, size_
 	(void)a;
 	problem = "perf-mmap: user counter reads need arm64; ";
 #endif
-	if (problem && why)
-		snprintf(why + strnlen(why, whylen), whylen - strnlen(why, whylen), "%s", problem);
+	if (problem)
+		pmuser__why_add(why, whylen, "%s", problem);
 	return !problem;
 }
 
