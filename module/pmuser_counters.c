@@ -116,8 +116,30 @@ static void pmuser_page_begin(struct pmuser_page_cpu *p)
 	smp_wmb(); /* odd sequence before the fields */
 }
 
+/*
+ * The slots this CPU publishes that are not on the hardware counter of their own number, or
+ * all of them when it publishes none (nothing configured here).
+ */
+static u32 pmuser_page_away(const struct pmuser_page_cpu *p)
+{
+	const struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	unsigned int slot;
+	bool any = false;
+	u32 away = 0;
+
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+		if (!pc->ctr[slot].publish)
+			continue;
+		any = true;
+		if (p->slot[slot].hw != slot)
+			away |= BIT(slot);
+	}
+	return any ? away : U32_MAX;
+}
+
 static void pmuser_page_end(struct pmuser_page_cpu *p)
 {
+	WRITE_ONCE(p->away, pmuser_page_away(p));
 	smp_wmb(); /* fields before the even sequence */
 	WRITE_ONCE(p->seq, p->seq + 1);
 	p->publications++;
@@ -672,6 +694,7 @@ void pmuser_counters_fill_info(struct pmuser_info *info)
 	mutex_unlock(&pmuser_cfg_lock);
 	info->page_size = pmuser_page_bytes;
 	info->page_cpu_stride = PMUSER_PAGE_STRIDE;
+	info->page_flags = PMUSER_PAGE_AWAY;
 }
 
 /*
@@ -784,6 +807,7 @@ int pmuser_counters_init(void)
 
 		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
 			pmuser_page_cpu(cpu)->slot[slot].hw = PMUSER_HW_NONE;
+		pmuser_page_cpu(cpu)->away = U32_MAX;
 	}
 	for_each_kernel_tracepoint(pmuser_find_switch_tp, NULL);
 	if (!pmuser_switch_tp) {

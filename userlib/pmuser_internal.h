@@ -53,9 +53,8 @@ struct pmuser_counters {
 	unsigned int nr_read;		/* module: supported counters, read through the page */
 	unsigned int read_slot[PMUSER_COUNTERS_MAX];	/* their page slots */
 	unsigned int read_idx[PMUSER_COUNTERS_MAX];	/* their indices in ctr[] */
-	uint32_t read_off[PMUSER_COUNTERS_MAX];	/* their slots' offsets in a CPU's record */
-	uint64_t read_word[PMUSER_COUNTERS_MAX];	/* their page hw and bits, as configured */
-	uint64_t read_mask[PMUSER_COUNTERS_MAX];	/* their raw width masks */
+	/* module, where a layout's reader is chosen: the rseq cpu_id's offset from the TLS base */
+	ptrdiff_t rseq_cpu_off;
 	/* Readers chosen at open: module (pmuser_module_read.c), perf-mmap (pmuser_perf.c). */
 	pmuser__read_fn *read_all;	/* never NULL: pmuser__read_general at the least */
 	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
@@ -140,8 +139,9 @@ uint64_t pmuser__now_ns(void);
 int pmuser__perf_user_access(void);
 /*
  * Chooses the module backend's readers for the set's layout and the PMU (pmu_version as in
- * pmuser_cpu_info), after the page is mapped.
+ * pmuser_cpu_info, page_flags as in pmuser_info), after the page is mapped.
  */
-void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version);
+void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
+			    uint32_t page_flags);
 
 #endif /* PMUSER_USERLIB_INTERNAL_H */

@@ -195,7 +195,7 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	if (ret)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");
 	page_widths(c, (unsigned int)sched_getcpu());
-	pmuser__module_readers(c, ci.pmu_version);
+	pmuser__module_readers(c, ci.pmu_version, info.page_flags);
 	ret = pmuser_device_grant(c->dev_fd, 0);
 	if (ret)
 		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);

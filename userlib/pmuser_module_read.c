@@ -6,38 +6,83 @@
  * and perf, with nothing else running, hands out the cycle counter and event counters from 0
  * up. For those layouts the readers here name every register in the instruction itself: a
  * raw read of n counters is "isb; n reads; isb", and a read of all counters through the page
- * loads each slot once, reads, and checks one sequence. Any other layout, or a page that says
- * perf moved a counter, takes the general path (pmuser_page_read()), which is slower and
- * equally exact.
+ * loads the CPU record's sequence and away mask in one word, reads, loads each slot once and
+ * checks that word again. Any other layout, or a page that says perf moved a counter, takes
+ * the general path (pmuser_page_read()), which is slower and equally exact.
  */
 #include <errno.h>
 #include <stddef.h>
 
 #include "pmuser_internal.h"
 
-/* A slot's hw and bits, adjacent and 8-byte aligned, compared in one load. */
-typedef uint64_t __attribute__((may_alias)) hw_word_t;
-
 /*
- * A raw counter value. AArch32 counters are 32 bits wide (pmuser__module_readers() checks),
- * so their arithmetic stays in one register, and of a slot's base only the low half counts.
+ * A CPU record's seq and away, loaded as one word: the reader's layout holds while seq is even
+ * and no slot is away (slot s is on counter s), and the word is the same after the reads.
  */
-#if defined(PMUSER_FAST_A64)
-typedef uint64_t ctr_t;
-#define SLOT_BASE(s) ((s)->base)
+typedef uint64_t __attribute__((may_alias)) state_t;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define STATE_BAD 0x00000001ffffffffULL	/* seq's low bit, all of away */
 #else
-typedef uint32_t ctr_t;
-typedef uint32_t __attribute__((may_alias)) half_t;
-#define SLOT_BASE(s)								\
-	(((const volatile half_t *)&(s)->base)[__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__])
+#define STATE_BAD 0xffffffff00000001ULL
 #endif
 
-static uint64_t hw_word(uint32_t hw, uint32_t bits)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint64_t)hw << 32 | bits;
+/* The stride of the module's CPU records that the readers build into their addresses. */
+#define FAST_STRIDE_SHIFT 10
+
+/*
+ * Whether counter hw is read 64 bits wide: the cycle counter on AArch64. Every other counter
+ * the readers take is 32 bits wide (pmuser__module_readers() checks the page's widths), and
+ * of its slot's base only the low half counts.
+ */
+#if defined(PMUSER_FAST_A64)
+#define WIDE(hw) ((hw) == PMUSER_HW_CYCLE)
+#define CYCLE_BITS 64U
 #else
-	return (uint64_t)bits << 32 | hw;
+#define WIDE(hw) false
+#define CYCLE_BITS 32U
+#endif
+typedef uint32_t __attribute__((may_alias)) half_t;
+#define SLOT_LOW(s)								\
+	(((const volatile half_t *)&(s)->base)[__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__])
+
+/* A record's seq and away, then (ordered after them) the reads and loads of its slots. */
+static inline __attribute__((always_inline)) uint64_t
+state_acquire(const volatile struct pmuser_page_cpu *rec)
+{
+#if defined(PMUSER_FAST_A64)
+	uint64_t state = __atomic_load_n((const volatile state_t *)&rec->seq, __ATOMIC_ACQUIRE);
+
+	__asm__ __volatile__("" ::: "memory");
+	return state;
+#else
+	uint64_t state = *(const volatile state_t *)&rec->seq;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return state;
+#endif
+}
+
+typedef struct {
+	uint64_t w[2];
+} __attribute__((may_alias)) pair_t;
+
+/* A slot's base (only its low half where the counter is 32 bits wide) and count. */
+static inline __attribute__((always_inline)) void
+slot_load(const volatile struct pmuser_page_slot *s, bool wide, uint64_t *base, uint64_t *count)
+{
+#if defined(PMUSER_FAST_A64)
+	/* Both in one load: the low half of base is the low half of the register. */
+	(void)wide;
+	__asm__ __volatile__("ldp %0, %1, %2"
+			     : "=r"(*base), "=r"(*count)
+			     : "Ump"(*(const volatile pair_t *)&s->base));
+#else
+	const volatile half_t *cnt = (const volatile half_t *)&s->count;
+	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+	/* Halves of 32 bits each: no 64-bit load ties a register pair up. */
+	*base = wide ? s->base : SLOT_LOW(s);
+	*count = (uint64_t)cnt[!be] << 32 | cnt[be];
 #endif
 }
 
@@ -70,53 +115,56 @@ fixed_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool revers
 
 /*
  * One try of a read of every counter through the page, for hardware counters hw[] known at
- * compile time: 0, or -EAGAIN when the general path has to decide (a switch, a publication,
- * a reload still pending, a counter that is not where the set was configured, or a thread
- * without an rseq area). The CPU is the thread's rseq cpu_id: chosen only where glibc
- * registered rseq, so the read calls nothing.
+ * compile time, each in the slot of its own number: 0, or -EAGAIN when the general path has
+ * to decide (a switch, a publication, a reload still pending, a slot away from its counter,
+ * or a thread without an rseq area). The CPU is the thread's rseq cpu_id: chosen only where
+ * glibc registered rseq, so the read calls nothing. Every check is folded into one test at
+ * the end; values[] may be written before a try that fails.
  */
 static inline __attribute__((always_inline)) int
 fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	   const unsigned int hw[], bool pmuv3)
 {
-	uint64_t word[PMUSER_FAST_LAYOUT_MAX], count[PMUSER_FAST_LAYOUT_MAX];
 	uint64_t raw[PMUSER_FAST_LAYOUT_MAX];
-	ctr_t base[PMUSER_FAST_LAYOUT_MAX];
 	const volatile struct pmuser_page_cpu *rec;
-	int cpu = pmuser__rseq_cpu();
+	const volatile int *cpu_id = (const volatile int *)
+		((const char *)__builtin_thread_pointer() + c->rseq_cpu_off);
+	int cpu = *cpu_id;
+	uint64_t state, after;
 	unsigned int i;
-	uint32_t seq;
-	bool lost;
+	bool bad;
 
 	if ((unsigned int)cpu >= c->page.nr_cpus)
 		return -EAGAIN;
-	rec = pmuser_page_cpu(&c->page, (unsigned int)cpu);
-	seq = rec->seq;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	_Pragma("GCC unroll 8")
-	for (i = 0; i < n; i++) {
-		const volatile struct pmuser_page_slot *s = (const volatile struct pmuser_page_slot *)
-			((const volatile char *)rec + c->read_off[i]);
-
-		word[i] = *(const volatile hw_word_t *)&s->hw;
-		base[i] = SLOT_BASE(s);
-		count[i] = s->count;
-	}
+	rec = (const volatile struct pmuser_page_cpu *)
+		(c->page.base + ((size_t)cpu << FAST_STRIDE_SHIFT));
+	state = state_acquire(rec);
 	pmuser__isb();
-	lost = fixed_batch(n, hw, raw, false, pmuv3);
-	pmuser__isb();
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (lost || rec->seq != seq || (seq & 1) || pmuser__rseq_cpu() != cpu)
+	if (fixed_batch(n, hw, raw, false, pmuv3))
 		return -EAGAIN;
+	pmuser__isb();
+	bad = false;
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++) {
-		ctr_t mask = (ctr_t)c->read_mask[i], r = (ctr_t)raw[i] & mask;
+		uint64_t base, count;
 
-		/* Below base or all ones: perf reloaded the counter, its interrupt is to come. */
-		if (word[i] != c->read_word[i] || r < base[i] || r == mask)
-			return -EAGAIN;
-		values[i] = count[i] + (ctr_t)((r - base[i]) & mask);
+		slot_load(&rec->slot[hw[i]], WIDE(hw[i]), &base, &count);
+		/*
+		 * Below base or all ones, that is raw + 1 (wrapping) at most base: perf reloaded
+		 * the counter and its interrupt is to come.
+		 */
+		if (WIDE(hw[i])) {
+			bad |= raw[i] + 1 <= base;
+			values[i] = count + (raw[i] - base);
+		} else {
+			bad |= (uint32_t)(raw[i] + 1) <= (uint32_t)base;
+			values[i] = count + (uint32_t)((uint32_t)raw[i] - (uint32_t)base);
+		}
 	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	after = *(const volatile state_t *)&rec->seq;
+	if (bad || after != state || *cpu_id != cpu || (state & STATE_BAD))
+		return -EAGAIN;
 	return 0;
 }
 
@@ -234,7 +282,26 @@ static void any_stop(const struct pmuser_counters *c, uint64_t values[])
 	any_raw(c, values, false);
 }
 
-void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version)
+/* Whether the fixed readers' assumptions hold for the set: see fixed_read(). */
+static bool fixed_usable(const struct pmuser_counters *c, uint32_t page_flags)
+{
+	unsigned int i;
+
+	if (c->nr_read != c->nr || !(page_flags & PMUSER_PAGE_AWAY) ||
+	    c->page.stride != 1U << FAST_STRIDE_SHIFT || !pmuser__rseq_usable())
+		return false;
+	for (i = 0; i < c->nr; i++) {
+		const struct pmuser_ctr *ctr = &c->ctr[i];
+
+		if (ctr->slot != ctr->hw ||
+		    ctr->bits != (ctr->hw == PMUSER_HW_CYCLE ? CYCLE_BITS : 32U))
+			return false;
+	}
+	return true;
+}
+
+void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
+			    uint32_t page_flags)
 {
 	/* ID_DFR0.PerfMon: 3 and up PMUv3, 15 an IMPLEMENTATION DEFINED PMU. */
 	unsigned int v3 = PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 && pmu_version >= 3 &&
@@ -245,19 +312,11 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version)
 	c->raw_start = any_start;
 	c->raw_stop = any_stop;
 	c->region_stop = pmuser__region_stop_general;
-	for (i = 0; i < c->nr_read; i++) {
-		const struct pmuser_ctr *ctr = &c->ctr[c->read_idx[i]];
-
-		c->read_off[i] = (uint32_t)(offsetof(struct pmuser_page_cpu, slot) +
-					    c->read_slot[i] * sizeof(struct pmuser_page_slot));
-		c->read_word[i] = hw_word(ctr->hw, ctr->bits);
-		c->read_mask[i] = ctr->bits >= 64 ? UINT64_MAX : (1ULL << ctr->bits) - 1;
-	}
-	if (c->nr_read != c->nr || !pmuser__rseq_usable())
+	if (!fixed_usable(c, page_flags))
 		return;
-	for (i = 0; i < c->nr; i++)
-		if ((ctr_t)c->read_mask[i] != c->read_mask[i])
-			return;
+#if defined(RSEQ_SIG)
+	c->rseq_cpu_off = __rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id);
+#endif
 	for (k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
 		if (layouts[k].n != c->nr)
 			continue;

@@ -44,6 +44,21 @@ TEST_F(counters, abi_version)
 	EXPECT_EQ(PMUSER_HW_CYCLE, self->cfg.cycle_hw_counter);
 	EXPECT_NE(PMUSER_HW_NONE, self->cfg.events[0].hw_counter);
 	EXPECT_NE(self->cfg.events[0].hw_counter, self->cfg.events[1].hw_counter);
+	EXPECT_EQ(PMUSER_PAGE_AWAY, self->info.page_flags);
+	/* Every online CPU's record: a slot is away exactly when it is not on its own counter. */
+	for (unsigned int cpu = 0; cpu < self->info.nr_cpus; cpu++) {
+		const volatile struct pmuser_page_cpu *rec = pmuser_page_cpu(&test_page, cpu);
+		struct pmuser_cpu_info ci;
+		uint32_t away = 0;
+
+		ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, cpu, &ci));
+		if (!ci.online)
+			continue;
+		for (unsigned int s = 0; s < PMUSER_PAGE_SLOTS; s++)
+			if ((s == PMUSER_PAGE_CYCLE_SLOT || s < 2) && rec->slot[s].hw != s)
+				away |= 1u << s;
+		EXPECT_EQ(away, rec->away) TH_LOG("CPU %u", cpu);
+	}
 }
 
 TEST_F(counters, inst_retired_exact)

@@ -246,6 +246,8 @@ TEST_F_TIMEOUT(arrangement, moved_counter_is_detected_not_written, 300)
 	ASSERT_EQ(0, integrity_configure(&self->cfg, self->fd, PMUSER_COUNT_MASK));
 	old_hw = self->cfg.events[0].hw_counter;
 	ASSERT_NE(PMUSER_HW_NONE, old_hw);
+	/* away: slot 0 is on counter 0 or not; the cycle slot is on the cycle counter. */
+	EXPECT_EQ(old_hw != 0, pmuser_page_cpu(&test_page, 0)->away);
 	before = page_count(0);
 	m = page_mark();
 	raw0 = pmuser_counter_read(old_hw);
@@ -264,6 +266,7 @@ TEST_F_TIMEOUT(arrangement, moved_counter_is_detected_not_written, 300)
 	EXPECT_NE(old_hw, new_hw) TH_LOG("perf did not move the event: nothing was tested");
 	EXPECT_EQ(1u << PMUSER_HW_CYCLE | 1u << new_hw, ci.held_mask);
 	EXPECT_EQ(0, ci.unplaced);
+	EXPECT_EQ(new_hw != 0, pmuser_page_cpu(&test_page, 0)->away);
 	/* The window from before the move is flagged. */
 	EXPECT_FALSE(page_unchanged(m)) TH_LOG("raw %#llx", (unsigned long long)raw0);
 	/* The other user's counter was never written: it counts from zero, exactly. */
@@ -274,6 +277,9 @@ TEST_F_TIMEOUT(arrangement, moved_counter_is_detected_not_written, 300)
 	EXPECT_LE(before + 2 * N1, after);
 	EXPECT_GT(10, irqs);
 	close(newer);
+	/* A record that describes no configuration has every slot away. */
+	ASSERT_EQ(0, pmuser_device_release(self->fd));
+	EXPECT_EQ(UINT32_MAX, pmuser_page_cpu(&test_page, 0)->away);
 }
 
 /*

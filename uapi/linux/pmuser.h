@@ -58,6 +58,9 @@ enum pmuser_access_mode {
  */
 #define PMUSER_INFO_USER_WRITES	0x1
 
+/* pmuser_info.page_flags */
+#define PMUSER_PAGE_AWAY	0x1	/* the page keeps pmuser_page_cpu.away */
+
 /* PMUSER_IOC_INFO: module-wide facts. */
 struct pmuser_info {
 	__u32 size;
@@ -75,7 +78,7 @@ struct pmuser_info {
 	__u32 page_size;
 	__u32 page_cpu_stride;
 	__u32 access_flags;		/* out: PMUSER_INFO_* */
-	__u32 reserved2;		/* out: 0 */
+	__u32 page_flags;		/* out: PMUSER_PAGE_* */
 };
 
 #define PMUSER_INFO_SIZE_VER0		168
@@ -232,7 +235,13 @@ struct pmuser_page_slot {
 
 struct pmuser_page_cpu {
 	__u32 seq;		/* odd while being written; changes at publications, switches */
-	__u32 reserved;
+	/*
+	 * Bit s: slot s holds a counter of the configuration that is not on hardware counter s
+	 * (on another, or on none); all ones while the record describes no configuration. A
+	 * reader that assumes slot s on counter s checks this word instead of every slot's hw.
+	 * Kept where pmuser_info.page_flags has PMUSER_PAGE_AWAY.
+	 */
+	__u32 away;
 	__u64 publications;	/* how often this CPU's record was republished */
 	struct pmuser_page_slot slot[PMUSER_PAGE_SLOTS];
 };
