@@ -39,6 +39,7 @@ static const char notes[] =
 	"  serial     the same after a barrier (pmuser_cycles_read_serial)\n"
 	"  inline3    pmuser_counter_read_n() of the 3 counters, constant registers\n"
 	"  all        pmuser_counters_read() of the 3 counters, module backend\n"
+	"  allraw     pmuser_counters_read_raw() of the same: registers, not extended\n"
 	"  mmap       the library's perf-mmap backend, 3 events by self-read\n"
 	"  read       the library's perf-read backend, 3 events, one read() each\n"
 	"  readgroup  the same as one perf group, one read()\n"
@@ -72,7 +73,8 @@ struct method {
 	const char *bias_unit;
 };
 
-enum { RAW, SERIAL, INLINE, ALL, MMAP, READ, READG, LIBPERF, PAPI, CLOCK, CNTVCT, NMETHODS };
+enum { RAW, SERIAL, INLINE, ALL, ALLRAW, MMAP, READ, READG, LIBPERF, PAPI, CLOCK, CNTVCT,
+	NMETHODS };
 
 struct set_ctx {
 	struct pmuser_counters *c;
@@ -84,6 +86,13 @@ static void read_set(void *ctx)
 	struct set_ctx *s = ctx;
 
 	pmuser_counters_read(s->c, s->values);
+}
+
+static void read_set_raw(void *ctx)
+{
+	struct set_ctx *s = ctx;
+
+	pmuser_counters_read_raw(s->c, s->values);
 }
 
 /* The layout the inline method is compiled for: the cycle counter, event counters 0 and 1. */
@@ -194,8 +203,11 @@ static void set_bias(struct method *m, struct pmuser_counters *c)
 	m->bias_unit = "instructions (user+kernel)";
 }
 
-/* The inline method's empty region: two reads under one page mark, widest counter. */
-static void inline_bias(struct method *m, const struct wl_harness *h)
+/*
+ * The empty region of the inline method (read_n) or of the library's raw read of the set
+ * (lib): two reads under one page mark, widest counter.
+ */
+static void inline_bias(struct method *m, const struct wl_harness *h, bool lib)
 {
 	const struct pmuser_page *pg = pmuser_counters_page(h->c);
 	uint64_t a[SET_N], b[SET_N], lo = UINT64_MAX, widest = 0;
@@ -205,8 +217,13 @@ static void inline_bias(struct method *m, const struct wl_harness *h)
 		for (k = 0, lo = UINT64_MAX; k < BIAS_ROUNDS; k++) {
 			struct pmuser_page_mark mark = pmuser_page_mark(pg);
 
-			pmuser_counter_read_n(SET_N, inline_hw, a);
-			pmuser_counter_read_n(SET_N, inline_hw, b);
+			if (lib) {
+				pmuser_counters_read_raw(h->c, a);
+				pmuser_counters_read_raw(h->c, b);
+			} else {
+				pmuser_counter_read_n(SET_N, inline_hw, a);
+				pmuser_counter_read_n(SET_N, inline_hw, b);
+			}
 			if (pmuser_page_unchanged(pg, mark) && ((b[i] - a[i]) & 0xffffffffu) < lo)
 				lo = (b[i] - a[i]) & 0xffffffffu;
 		}
@@ -457,7 +474,7 @@ static void methods_setup(struct method *methods, struct wl_harness *h, struct s
 	for (k = 0; k < NMETHODS; k++)
 		methods[k].available = true;
 	if (!module) {
-		for (k = RAW; k <= ALL; k++) {
+		for (k = RAW; k <= ALLRAW; k++) {
 			methods[k].available = false;
 			snprintf(methods[k].why, sizeof(methods[k].why),
 				 "needs the module backend (counters use %s)",
@@ -475,9 +492,13 @@ static void methods_setup(struct method *methods, struct wl_harness *h, struct s
 	methods[INLINE].ctx = inline_values;
 	all_ctx->c = h->c;
 	methods[ALL].ctx = all_ctx;
-	if (module)
+	methods[ALLRAW].ctx = all_ctx;
+	if (module) {
 		snprintf(methods[ALL].detail, sizeof(methods[ALL].detail), "module, %u counters",
 			 pmuser_counters_nr(h->c));
+		snprintf(methods[ALLRAW].detail, sizeof(methods[ALLRAW].detail),
+			 "module, %u registers", pmuser_counters_nr(h->c));
+	}
 	methods[CLOCK].ctx = ts;
 	if (!wl_cntvct_usable(&why)) {
 		methods[CNTVCT].available = false;
@@ -557,8 +578,8 @@ static void method_measure(struct wl_harness *h, struct method *m, unsigned int 
 		m->have_bias = true;
 		m->bias = (double)pmuser_region_bias(h->c, M_INST_UK);
 		m->bias_unit = "instructions (user+kernel)";
-	} else if (k == INLINE) {
-		inline_bias(m, h);
+	} else if (k == INLINE || k == ALLRAW) {
+		inline_bias(m, h, k == ALLRAW);
 	} else {
 		timer_bias(m, k);
 	}
@@ -658,6 +679,7 @@ int main(int argc, char **argv)
 		[SERIAL] = { "serial", "inline serialised read", 1, "", wl_ovh_serial, NULL },
 		[INLINE] = { "inline3", "inline read of 3 (read_n)", SET_N, "", read_inline, NULL },
 		[ALL] = { "all", "pmuser_counters_read()", SET_N, "", read_set, NULL },
+		[ALLRAW] = { "allraw", "pmuser_counters_read_raw()", SET_N, "", read_set_raw, NULL },
 		[MMAP] = { "mmap", "perf mmap self-read (pmuser)", SET_N, "", read_set, NULL },
 		[READ] = { "read", "perf read() (pmuser)", SET_N, "", read_set, NULL },
 		[READG] = { "readgroup", "perf read() of a group (pmuser)", SET_N, "", read_set,

@@ -605,6 +605,16 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c);
  */
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 
+/*
+ * Module backend: every counter's hardware register as read, between two barriers with only
+ * the reads between them; not extended and not checked. The difference of two reads, modulo
+ * the counter's width (pmuser_page_mask() of its slot), is a count if the thread stayed on one
+ * CPU and that CPU's page did not change in between (pmuser_page_mark(),
+ * pmuser_page_unchanged() on pmuser_counters_page()). Unsupported counters read 0.
+ * Returns 0, or -EOPNOTSUPP on the other backends.
+ */
+int pmuser_counters_read_raw(struct pmuser_counters *c, uint64_t values[]);
+
 /* A count with perf's multiplexing times; running < enabled means it was multiplexed. */
 struct pmuser_count {
 	uint64_t value;

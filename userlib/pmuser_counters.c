@@ -20,6 +20,14 @@ void pmuser_counters_attr_init(struct pmuser_counters_attr *attr)
 
 /* ---- opening ------------------------------------------------------------------------------ */
 
+/* Backends other than the module read no raw registers of their own. */
+static int no_read_raw(struct pmuser_counters *c, uint64_t values[])
+{
+	(void)c;
+	(void)values;
+	return -EOPNOTSUPP;
+}
+
 static void backend_reset(struct pmuser_counters *c)
 {
 	unsigned int i;
@@ -35,6 +43,7 @@ static void backend_reset(struct pmuser_counters *c)
 	}
 	c->dev_fd = -1;
 	c->read_all = pmuser__read_general;
+	c->read_raw = no_read_raw;
 	c->raw_start = NULL;
 	c->raw_stop = NULL;
 	c->region_stop = pmuser__region_stop_general;
@@ -240,6 +249,12 @@ static int read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[])
 {
 	return c->read_all(c, values);
+}
+
+/* The module backend's raw reader chosen at open; the other backends have no raw registers. */
+int pmuser_counters_read_raw(struct pmuser_counters *c, uint64_t values[])
+{
+	return c->read_raw(c, values);
 }
 
 int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count counts[])

@@ -57,6 +57,7 @@ struct pmuser_counters {
 	ptrdiff_t rseq_cpu_off;
 	/* Readers chosen at open: module (pmuser_module_read.c), perf-mmap (pmuser_perf.c). */
 	pmuser__read_fn *read_all;	/* never NULL: pmuser__read_general at the least */
+	pmuser__read_fn *read_raw;	/* never NULL: pmuser_counters_read_raw() */
 	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
 	pmuser__raw_fn *raw_start;	/* a region's start: the cycle counter read last */
 	pmuser__raw_fn *raw_stop;	/* a region's stop: the cycle counter read first */

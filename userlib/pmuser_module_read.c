@@ -202,6 +202,12 @@ static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 		return 0;							\
 	return pmuser__read_general(c, values);					\
 }										\
+static int raw_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
+{										\
+	if (fixed_raw(values, NR(name), hw_##name, false, v3))			\
+		any_raw(c, values, false);					\
+	return 0;								\
+}										\
 static void start_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
 {										\
 	if (fixed_raw(values, NR(name), hw_##name, true, v3))			\
@@ -225,6 +231,7 @@ static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
 READERS(name, , false)								\
 READERS(name, _v3, true)
 #define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name##_v3 },	\
+		      { raw_##name, raw_##name##_v3 },					\
 		      { start_##name, start_##name##_v3 }, { stop_##name, stop_##name##_v3 },	\
 		      { region_stop_##name, region_stop_##name##_v3 } }
 #else
@@ -232,6 +239,7 @@ READERS(name, _v3, true)
 static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
 READERS(name, , false)
 #define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name },	\
+		      { raw_##name, raw_##name },					\
 		      { start_##name, start_##name }, { stop_##name, stop_##name },	\
 		      { region_stop_##name, region_stop_##name } }
 #endif
@@ -251,7 +259,7 @@ LAYOUT(e0123, 0, 1, 2, 3)
 static const struct {
 	const unsigned int *hw;
 	unsigned int n;
-	pmuser__read_fn *read[2];
+	pmuser__read_fn *read[2], *raw[2];
 	pmuser__raw_fn *start[2], *stop[2];
 	pmuser__region_fn *region_stop[2];
 } layouts[] = {
@@ -270,6 +278,12 @@ static void any_raw(const struct pmuser_counters *c, uint64_t values[], bool rev
 		values[i] = c->ctr[i].supported ? pmuser_counter_read(c->ctr[i].hw) : 0;
 	}
 	pmuser__isb();
+}
+
+static int any_read_raw(struct pmuser_counters *c, uint64_t values[])
+{
+	any_raw(c, values, false);
+	return 0;
 }
 
 static void any_start(const struct pmuser_counters *c, uint64_t values[])
@@ -309,6 +323,7 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
 	unsigned int i, k;
 
 	c->read_all = pmuser__read_general;
+	c->read_raw = any_read_raw;
 	c->raw_start = any_start;
 	c->raw_stop = any_stop;
 	c->region_stop = pmuser__region_stop_general;
@@ -325,6 +340,7 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
 		if (i < c->nr)
 			continue;
 		c->read_all = layouts[k].read[v3];
+		c->read_raw = layouts[k].raw[v3];
 		c->raw_start = layouts[k].start[v3];
 		c->raw_stop = layouts[k].stop[v3];
 		c->region_stop = layouts[k].region_stop[v3];
