@@ -48,7 +48,9 @@ static const char notes[] =
 	"  clock      clock_gettime(CLOCK_MONOTONIC) through the vDSO\n"
 	"  cntvct     the generic timer's virtual count\n"
 	"  switch     user+kernel instructions per context switch of two threads that\n"
-	"             ping-pong through pipes on one CPU, plain and granted inline reads\n"
+	"             ping-pong through pipes on one CPU: plain, each granted inline reads\n"
+	"             (granted, per_switch), both inheriting one PMUSER_ACCESS_PROCESS\n"
+	"             grant (inherited, per_switch_inherited)\n"
 	"keys: counters (values per read), inst_u, inst_uk, cycles (per read), per_counter\n"
 	"(inst_uk / counters), bias (an empty region bracketed by the method, widest counter),\n"
 	"ratio_all (inst_uk over the all method's), why (when available=0).\n";
@@ -278,13 +280,16 @@ struct pingpong {
 	unsigned long rounds;
 	unsigned int runs;
 	int cpu;
-	bool grant;
+	enum { PP_PLAIN, PP_OWN, PP_INHERITED } grant;
 	struct pmuser_counters *cpu_set;	/* INST_RETIRED user+kernel of every thread on cpu */
 	uint64_t best;			/* instructions of rounds round trips, minimum of runs */
 	char why[160];
 };
 
-/* Pins the calling thread and grants it inline reads if asked: 0, or -errno into pp->why. */
+/*
+ * Pins the calling thread and grants it inline reads if asked (PP_OWN; PP_INHERITED threads
+ * have their creator's grant): 0, or -errno into pp->why.
+ */
 static int pingpong_thread_setup(struct pingpong *pp, int *fd)
 {
 	int ret = pmuser_thread_pin(pp->cpu);
@@ -294,7 +299,7 @@ static int pingpong_thread_setup(struct pingpong *pp, int *fd)
 		snprintf(pp->why, sizeof(pp->why), "pinning to CPU %d: %s", pp->cpu, strerror(-ret));
 		return ret;
 	}
-	if (!pp->grant)
+	if (pp->grant != PP_OWN)
 		return 0;
 	*fd = pmuser_device_open();
 	if (*fd < 0) {
@@ -324,6 +329,18 @@ static void *pingpong_partner(void *arg)
 	return NULL;
 }
 
+/* Whether the calling thread reads inline as the variant says it does (pp->why if not). */
+static bool pingpong_granted(struct pingpong *pp)
+{
+	uint64_t v;
+
+	if (pp->grant == PP_PLAIN || !pmuser_counter_probe(PMUSER_HW_CYCLE, &v))
+		return true;
+	snprintf(pp->why, sizeof(pp->why), "a %s thread's inline read trapped",
+		 pp->grant == PP_OWN ? "granted" : "grant-inheriting");
+	return false;
+}
+
 static void *pingpong_main(void *arg)
 {
 	struct pingpong *pp = arg;
@@ -332,8 +349,7 @@ static void *pingpong_main(void *arg)
 	char byte = 0;
 	int fd;
 
-	pp->best = UINT64_MAX;
-	if (pingpong_thread_setup(pp, &fd) == 0) {
+	if (pingpong_thread_setup(pp, &fd) == 0 && pingpong_granted(pp)) {
 		for (run = 0; run < pp->runs; run++) {
 			unsigned long i;
 
@@ -355,23 +371,59 @@ static void *pingpong_main(void *arg)
 	return NULL;
 }
 
+/* The two ping-pong threads, from start to end. */
+static void *pingpong_pair(void *arg)
+{
+	struct pingpong *pp = arg;
+	pthread_t a, b;
+
+	if (pthread_create(&b, NULL, pingpong_partner, pp) ||
+	    pthread_create(&a, NULL, pingpong_main, pp)) {
+		fprintf(stderr, "pmu-overhead: pthread_create failed\n");
+		exit(1);
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return NULL;
+}
+
+/* PP_INHERITED: a thread granted with PMUSER_ACCESS_PROCESS creates the pair. */
+static void *pingpong_origin(void *arg)
+{
+	struct pingpong *pp = arg;
+	int fd = pmuser_device_open(), ret = fd;
+
+	if (fd >= 0)
+		ret = pmuser_device_grant(fd, PMUSER_ACCESS_PROCESS);
+	if (ret)
+		pmuser_device_why(PMUSER_IOC_GRANT, -ret, pp->why, sizeof(pp->why));
+	else
+		pingpong_pair(pp);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 /* Instructions of pp->rounds round trips on pp->cpu, least of runs: 0, or -1 with pp->why. */
 static int pingpong_run(struct pingpong *pp)
 {
-	pthread_t a, b;
+	pthread_t origin;
 
 	if (pipe(pp->to_partner) || pipe(pp->to_main)) {
 		snprintf(pp->why, sizeof(pp->why), "pipe: %s", strerror(errno));
 		return -1;
 	}
 	pp->why[0] = '\0';
-	if (pthread_create(&b, NULL, pingpong_partner, pp) ||
-	    pthread_create(&a, NULL, pingpong_main, pp)) {
-		snprintf(pp->why, sizeof(pp->why), "pthread_create failed");
-		exit(1);
+	pp->best = UINT64_MAX;
+	if (pp->grant == PP_INHERITED) {
+		if (pthread_create(&origin, NULL, pingpong_origin, pp)) {
+			fprintf(stderr, "pmu-overhead: pthread_create failed\n");
+			exit(1);
+		}
+		pthread_join(origin, NULL);
+	} else {
+		pingpong_pair(pp);
 	}
-	pthread_join(a, NULL);
-	pthread_join(b, NULL);
 	close(pp->to_partner[0]);
 	close(pp->to_main[0]);
 	if (pp->best == UINT64_MAX && !pp->why[0])
@@ -382,7 +434,8 @@ static int pingpong_run(struct pingpong *pp)
 struct switch_cost {
 	bool available;
 	char why[256];
-	double plain, granted;		/* user+kernel instructions per switch */
+	/* user+kernel instructions per switch: plain, each thread granted, grant inherited */
+	double plain, granted, inherited;
 };
 
 /* Plain threads against granted ones, counted CPU-wide by perf on the tool's CPU. */
@@ -426,20 +479,20 @@ static void measure_switch(struct switch_cost *s, int cpu, unsigned int runs)
 		return;
 	}
 	/*
-	 * Plain and granted in turns, the least of each kept: what else ran on the CPU only
-	 * adds. A round trip is two switches.
+	 * The variants in turns, the least of each kept: what else ran on the CPU only adds. A
+	 * round trip is two switches.
 	 */
-	s->plain = s->granted = INFINITY;
-	for (turn = 0; turn < 6; turn++) {
-		double *least = turn & 1 ? &s->granted : &s->plain;
+	s->plain = s->granted = s->inherited = INFINITY;
+	for (turn = 0; turn < 9; turn++) {
+		double *least[] = { &s->plain, &s->granted, &s->inherited };
 
-		pp.grant = turn & 1;
+		pp.grant = turn % 3;
 		if (pingpong_run(&pp))
 			break;
-		if ((double)pp.best / (2.0 * (double)pp.rounds) < *least)
-			*least = (double)pp.best / (2.0 * (double)pp.rounds);
+		if ((double)pp.best / (2.0 * (double)pp.rounds) < *least[turn % 3])
+			*least[turn % 3] = (double)pp.best / (2.0 * (double)pp.rounds);
 	}
-	s->available = turn == 6;
+	s->available = turn == 9;
 	if (!s->available)
 		snprintf(s->why, sizeof(s->why), "%s", pp.why);
 	pmuser_counters_close(pp.cpu_set);
@@ -615,8 +668,9 @@ static void print_parsable(const struct wl_harness *h, const struct method *meth
 	}
 	printf("wl tool=" TOOL " method=switch available=%d", sw->available);
 	if (sw->available)
-		printf(" plain=%.1f granted=%.1f per_switch=%.1f", sw->plain, sw->granted,
-		       sw->granted - sw->plain);
+		printf(" plain=%.1f granted=%.1f per_switch=%.1f inherited=%.1f"
+		       " per_switch_inherited=%.1f", sw->plain, sw->granted, sw->granted - sw->plain,
+		       sw->inherited, sw->inherited - sw->plain);
 	else
 		printf(" why=\"%s\"", sw->why);
 	putchar('\n');
@@ -663,8 +717,10 @@ static void print_table(const struct wl_harness *h, const struct method *methods
 	}
 	if (sw->available)
 		printf("\ncontext switch, two threads on one CPU: %.1f instructions (u+k) plain, "
-		       "%.1f granted: per-thread access adds %.1f per switch\n", sw->plain,
-		       sw->granted, sw->granted - sw->plain);
+		       "%.1f granted: per-thread access adds %.1f per switch;\n"
+		       "  %.1f when both inherited one PMUSER_ACCESS_PROCESS grant: adds %.1f\n",
+		       sw->plain, sw->granted, sw->granted - sw->plain, sw->inherited,
+		       sw->inherited - sw->plain);
 	else
 		printf("\ncontext switch cost of per-thread access: not available: %s\n", sw->why);
 	if (!methods[RAW].have_inst)

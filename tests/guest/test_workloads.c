@@ -223,6 +223,10 @@ TEST(overhead_ordering)
 #if defined(__aarch64__)
 	EXPECT_GE(14.0, allraw);
 #endif
+#if defined(__aarch64__) || __ARM_ARCH >= 7
+	/* Every context-switch variant ran, its threads reading inline as granted. */
+	EXPECT_TRUE(strstr(out, "method=switch available=1 ") != NULL) TH_LOG("%s", out);
+#endif
 	/* Where the peers are linked in, they read the same three events for more. */
 	libperf = method_cost(out, "libperf", "inst_uk");
 	papi = method_cost(out, "papi", "inst_uk");
