@@ -163,43 +163,33 @@ TEST(region_exact_perf_read)
  */
 static const unsigned int inline_hw[] = { PMUSER_HW_CYCLE, 0, 1 };
 
-#define INLINE_REGION_FN(name, body)						\
-static __attribute__((noinline)) bool name(struct pmuser_counters *c, uint64_t a[3],	\
-					   uint64_t b[3])			\
-{											\
-	const struct pmuser_page *pg = pmuser_counters_page(c);			\
-	struct pmuser_page_mark m = pmuser_page_mark(pg);				\
-											\
-	pmuser_counter_read_n(3, inline_hw, a);						\
-	body;										\
-	pmuser_counter_read_n(3, inline_hw, b);						\
-	return pmuser_page_unchanged(pg, m);					\
-}
-INLINE_REGION_FN(inline_empty, )
-INLINE_REGION_FN(inline_nops_100, NOPS(100))
+/* read_n of inline_hw, or the library's raw reader of the set: 0 once read. */
+#define READ_N(c, v) (pmuser_counter_read_n(3, inline_hw, v), 0)
+#define READ_RAW(c, v) pmuser_counters_read_raw(c, v)
 
-/* The same through the library's raw reader of the set. */
-#define RAW_REGION_FN(name, body)						\
+#define WINDOW_FN(name, read, body)						\
 static __attribute__((noinline)) bool name(struct pmuser_counters *c, uint64_t a[3],	\
 					   uint64_t b[3])			\
 {											\
 	const struct pmuser_page *pg = pmuser_counters_page(c);			\
 	struct pmuser_page_mark m = pmuser_page_mark(pg);				\
 											\
-	if (pmuser_counters_read_raw(c, a))						\
+	if (read(c, a))									\
 		return false;								\
 	body;										\
-	if (pmuser_counters_read_raw(c, b))						\
+	if (read(c, b))									\
 		return false;								\
 	return pmuser_page_unchanged(pg, m);					\
 }
-RAW_REGION_FN(raw_empty, )
-RAW_REGION_FN(raw_nops_100, NOPS(100))
+WINDOW_FN(inline_empty, READ_N, )
+WINDOW_FN(inline_nops_100, READ_N, NOPS(100))
+WINDOW_FN(raw_empty, READ_RAW, )
+WINDOW_FN(raw_nops_100, READ_RAW, NOPS(100))
+
+typedef bool region_fn(struct pmuser_counters *c, uint64_t a[3], uint64_t b[3]);
 
 /* The deltas of a quiet inline region (at most 20 tries): true if one came about. */
-static bool inline_deltas(struct pmuser_counters *c,
-			  bool (*fn)(struct pmuser_counters *, uint64_t *, uint64_t *),
-			  uint64_t d[3])
+static bool inline_deltas(struct pmuser_counters *c, region_fn *fn, uint64_t d[3])
 {
 	uint64_t a[3], b[3];
 	unsigned int i, tries;
@@ -232,26 +222,39 @@ static const char *inline_set_unusable(const struct pmuser_counters *c)
 	return NULL;
 }
 
-TEST(inline_read_n_exact)
+/*
+ * The empty and the 100-instruction windows (e, k) of a module set of inline_hw, each
+ * bracketed by the reads empty and nops make: NULL, or why they cannot be measured here.
+ */
+static const char *inline_windows(struct __test_metadata *_metadata, region_fn *empty,
+				  region_fn *nops, uint64_t e[3], uint64_t k[3])
 {
 	struct pmuser_counters *c;
-	uint64_t e[3], k[3];
-	unsigned int i;
-
 	const char *why;
 
-	REQUIRE_COUNTING();
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, inline_ev, 2, 0, &c));
 	why = inline_set_unusable(c);
-	if (why) {
-		pmuser_counters_close(c);
-		SKIP(return, "%s", why);
+	if (!why) {
+		ASSERT_TRUE(inline_deltas(c, empty, e));
+		ASSERT_TRUE(inline_deltas(c, nops, k));
+		TH_LOG("empty window: %llu %llu %llu", (unsigned long long)e[0],
+		       (unsigned long long)e[1], (unsigned long long)e[2]);
 	}
-	ASSERT_TRUE(inline_deltas(c, inline_empty, e));
-	ASSERT_TRUE(inline_deltas(c, inline_nops_100, k));
-	TH_LOG("empty inline region: %llu %llu %llu", (unsigned long long)e[0],
-	       (unsigned long long)e[1], (unsigned long long)e[2]);
+	pmuser_counters_close(c);
+	return why;
+}
+
+TEST(inline_read_n_exact)
+{
+	uint64_t e[3], k[3];
+	const char *why;
+	unsigned int i;
+
+	REQUIRE_COUNTING();
+	why = inline_windows(_metadata, inline_empty, inline_nops_100, e, k);
+	if (why)
+		SKIP(return, "%s", why);
 	for (i = 0; i < 3; i++) {
 #if defined(__aarch64__)
 		/*
@@ -263,7 +266,6 @@ TEST(inline_read_n_exact)
 #endif
 		EXPECT_EQ(e[i] + 100, k[i]);
 	}
-	pmuser_counters_close(c);
 }
 
 /*
@@ -276,32 +278,22 @@ TEST(read_raw_exact)
 	static const uint32_t ev[] = { EV_INST_RETIRED };
 	struct pmuser_counters *c;
 	uint64_t e[3], k[3], v[2];
+	const char *why;
 	unsigned int i;
 
-	const char *why;
-
 	REQUIRE_COUNTING();
-	ASSERT_EQ(0, pmuser_thread_pin(0));
-	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, inline_ev, 2, 0, &c));
-	why = inline_set_unusable(c);
-	if (why) {
-		pmuser_counters_close(c);
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, true, ev, 1, 0, &c));
+	EXPECT_EQ(-EOPNOTSUPP, pmuser_counters_read_raw(c, v));
+	pmuser_counters_close(c);
+	why = inline_windows(_metadata, raw_empty, raw_nops_100, e, k);
+	if (why)
 		SKIP(return, "%s", why);
-	}
-	ASSERT_TRUE(inline_deltas(c, raw_empty, e));
-	ASSERT_TRUE(inline_deltas(c, raw_nops_100, k));
-	TH_LOG("empty raw region: %llu %llu %llu", (unsigned long long)e[0],
-	       (unsigned long long)e[1], (unsigned long long)e[2]);
 	for (i = 0; i < 3; i++) {
 #if defined(__aarch64__)
 		EXPECT_EQ(e[0], e[i]);
 #endif
 		EXPECT_EQ(e[i] + 100, k[i]);
 	}
-	pmuser_counters_close(c);
-	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, true, ev, 1, 0, &c));
-	EXPECT_EQ(-EOPNOTSUPP, pmuser_counters_read_raw(c, v));
-	pmuser_counters_close(c);
 }
 
 /*
