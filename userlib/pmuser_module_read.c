@@ -16,14 +16,15 @@
 #include "pmuser_internal.h"
 
 /*
- * A CPU record's seq and away, loaded as one word: the reader's layout holds while seq is even
- * and no slot is away (slot s is on counter s), and the word is the same after the reads.
+ * A CPU record's seq and away, loaded as one word: the reader's layout holds while the word
+ * is good (seq even, no slot away: slot s is on counter s) and the same after the reads.
  */
-typedef uint64_t __attribute__((may_alias)) state_t;
+typedef uint64_t word_t;
+typedef uint64_t __attribute__((may_alias)) word_mem_t;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define STATE_BAD 0x00000001ffffffffULL	/* seq's low bit, all of away */
+#define WORD_BAD 0x00000001ffffffffULL	/* seq's low bit, all of away */
 #else
-#define STATE_BAD 0xffffffff00000001ULL
+#define WORD_BAD 0xffffffff00000001ULL
 #endif
 
 /* The stride of the module's CPU records that the readers build into their addresses. */
@@ -45,20 +46,20 @@ typedef uint32_t __attribute__((may_alias)) half_t;
 #define SLOT_LOW(s)								\
 	(((const volatile half_t *)&(s)->base)[__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__])
 
-/* A record's seq and away, then (ordered after them) the reads and loads of its slots. */
-static inline __attribute__((always_inline)) uint64_t
-state_acquire(const volatile struct pmuser_page_cpu *rec)
+/* A record's word, then (ordered after it) the reads and loads of its slots. */
+static inline __attribute__((always_inline)) word_t
+word_acquire(const volatile struct pmuser_page_cpu *rec)
 {
 #if defined(PMUSER_FAST_A64)
-	uint64_t state = __atomic_load_n((const volatile state_t *)&rec->seq, __ATOMIC_ACQUIRE);
+	word_t word = __atomic_load_n((const volatile word_mem_t *)&rec->seq, __ATOMIC_ACQUIRE);
 
 	__asm__ __volatile__("" ::: "memory");
-	return state;
+	return word;
 #else
-	uint64_t state = *(const volatile state_t *)&rec->seq;
+	word_t word = *(const volatile word_mem_t *)&rec->seq;
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return state;
+	return word;
 #endif
 }
 
@@ -70,12 +71,19 @@ typedef struct {
 static inline __attribute__((always_inline)) void
 slot_load(const volatile struct pmuser_page_slot *s, bool wide, uint64_t *base, uint64_t *count)
 {
-#if defined(PMUSER_FAST_A64)
-	/* Both in one load: the low half of base is the low half of the register. */
+#if defined(PMUSER_FAST_A64) && !defined(__clang__)
+	/*
+	 * Both in one load (GCC's "Ump": an address a load pair takes): the low half of base is
+	 * the low half of the register.
+	 */
 	(void)wide;
 	__asm__ __volatile__("ldp %0, %1, %2"
 			     : "=r"(*base), "=r"(*count)
 			     : "Ump"(*(const volatile pair_t *)&s->base));
+#elif defined(PMUSER_FAST_A64)
+	(void)wide;
+	*base = s->base;
+	*count = s->count;
 #else
 	const volatile half_t *cnt = (const volatile half_t *)&s->count;
 	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
@@ -118,8 +126,8 @@ fixed_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool revers
  * compile time, each in the slot of its own number: 0, or -EAGAIN when the general path has
  * to decide (a switch, a publication, a reload still pending, a slot away from its counter,
  * or a thread without an rseq area). The CPU is the thread's rseq cpu_id: chosen only where
- * glibc registered rseq, so the read calls nothing. Every check is folded into one test at
- * the end; values[] may be written before a try that fails.
+ * glibc registered rseq, so the read calls nothing. values[] is written only by a try that
+ * succeeds.
  */
 static inline __attribute__((always_inline)) int
 fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
@@ -130,7 +138,7 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	const volatile int *cpu_id = (const volatile int *)
 		((const char *)__builtin_thread_pointer() + c->rseq_cpu_off);
 	int cpu = *cpu_id;
-	uint64_t state, after;
+	word_t word;
 	unsigned int i;
 	bool bad;
 
@@ -138,7 +146,7 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 		return -EAGAIN;
 	rec = (const volatile struct pmuser_page_cpu *)
 		(c->page.base + ((size_t)cpu << FAST_STRIDE_SHIFT));
-	state = state_acquire(rec);
+	word = word_acquire(rec);
 	pmuser__isb();
 	if (fixed_batch(n, hw, raw, false, pmuv3))
 		return -EAGAIN;
@@ -155,16 +163,19 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 		 */
 		if (WIDE(hw[i])) {
 			bad |= raw[i] + 1 <= base;
-			values[i] = count + (raw[i] - base);
+			raw[i] = count + (raw[i] - base);
 		} else {
 			bad |= (uint32_t)(raw[i] + 1) <= (uint32_t)base;
-			values[i] = count + (uint32_t)((uint32_t)raw[i] - (uint32_t)base);
+			raw[i] = count + (uint32_t)((uint32_t)raw[i] - (uint32_t)base);
 		}
 	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	after = *(const volatile state_t *)&rec->seq;
-	if (bad || after != state || *cpu_id != cpu || (state & STATE_BAD))
+	if (bad || *(const volatile word_mem_t *)&rec->seq != word || *cpu_id != cpu ||
+	    (word & WORD_BAD))
 		return -EAGAIN;
+	_Pragma("GCC unroll 8")
+	for (i = 0; i < n; i++)
+		values[i] = raw[i];
 	return 0;
 }
 
