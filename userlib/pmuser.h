@@ -606,11 +606,13 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c);
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 
 /*
- * Module backend: every counter's hardware register as read, between two barriers with only
- * the reads between them; not extended and not checked. The difference of two reads, modulo
- * the counter's width (pmuser_page_mask() of its slot), is a count if the thread stayed on one
- * CPU and that CPU's page did not change in between (pmuser_page_mark(),
- * pmuser_page_unchanged() on pmuser_counters_page()). Unsupported counters read 0.
+ * Module backend: every counter's hardware register, read as pmuser_counter_read_n() reads
+ * them (on AArch64 the barrier, the reads and the barrier) by a reader chosen at open for the
+ * set's layout; not extended and not checked. A delta of two such reads is a count (masked
+ * to the counter's width) only if pmuser_page_unchanged() holds for a pmuser_page_mark() of
+ * pmuser_counters_page() taken before the first read and pmuser_page_raw_usable() accepts
+ * both reads for the counter's slot (on ARMv7 all ones is also a read that lost to the
+ * kernel's counter selection). Unsupported counters read 0.
  * Returns 0, or -EOPNOTSUPP on the other backends.
  */
 int pmuser_counters_read_raw(struct pmuser_counters *c, uint64_t values[]);

@@ -236,10 +236,11 @@ struct pmuser_page_slot {
 struct pmuser_page_cpu {
 	__u32 seq;		/* odd while being written; changes at publications, switches */
 	/*
-	 * Bit s: slot s holds a counter of the configuration that is not on hardware counter s
-	 * (on another, or on none); all ones while the record describes no configuration. A
-	 * reader that assumes slot s on counter s checks this word instead of every slot's hw.
-	 * Kept where pmuser_info.page_flags has PMUSER_PAGE_AWAY.
+	 * Bit s: slot s holds a counter of the current configuration that is not on hardware
+	 * counter s (on another, or on none); all ones while the record describes no
+	 * configuration. Slots outside the configuration are never away, so a reader that
+	 * assumes slot s on counter s checks this word instead of every slot's hw only for a
+	 * configuration it holds. Kept where pmuser_info.page_flags has PMUSER_PAGE_AWAY.
 	 */
 	__u32 away;
 	__u64 publications;	/* how often this CPU's record was republished */
