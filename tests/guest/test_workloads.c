@@ -214,13 +214,16 @@ TEST(overhead_ordering)
 		EXPECT_GE(7.0, inline3);
 #endif
 	}
-	/* The library's raw read of the set: read_n's registers behind one call. */
+	/*
+	 * The library's raw read of the set: on arm64 read_n's registers behind one call. In
+	 * AArch32 on a PMUv3 core it reads PMEVCNTR<n> directly, which read_n's PMUv2-compatible
+	 * select and read do not, so there it may cost less than inline3.
+	 */
 	allraw = method_cost(out, "allraw", "inst_uk");
 	ASSERT_LT(0, allraw) TH_LOG("%s", out);
 	EXPECT_LT(allraw, all);
-	if (inline3 > 0)
-		EXPECT_LE(inline3, allraw);
 #if defined(__aarch64__)
+	EXPECT_LE(inline3, allraw);
 	EXPECT_GE(14.0, allraw);
 #endif
 #if defined(__aarch64__) || __ARM_ARCH >= 7
