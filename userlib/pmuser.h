@@ -606,9 +606,9 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c);
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 
 /*
- * Module backend: every counter's hardware register, read as pmuser_counter_read_n() reads
- * them (on AArch64 the barrier, the reads and the barrier) by a reader chosen at open for the
- * set's layout; not extended and not checked. A delta of two such reads is a count (masked
+ * Module backend: every counter's hardware register, the values pmuser_counter_read_n()
+ * returns, read by a reader chosen at open for the set's layout (on AArch64 the barrier, the
+ * reads and the barrier); not extended and not checked. A delta of two such reads is a count (masked
  * to the counter's width) only if pmuser_page_unchanged() holds for a pmuser_page_mark() of
  * pmuser_counters_page() taken before the first read and pmuser_page_raw_usable() accepts
  * both reads for the counter's slot (on ARMv7 all ones is also a read that lost to the
