@@ -19,7 +19,6 @@
  * A CPU record's seq and away, loaded as one word: the reader's layout holds while the word
  * is good (seq even, no slot away: slot s is on counter s) and the same after the reads.
  */
-typedef uint64_t word_t;
 typedef uint64_t __attribute__((may_alias)) word_mem_t;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define WORD_BAD 0x00000001ffffffffULL	/* seq's low bit, all of away */
@@ -47,16 +46,16 @@ typedef uint32_t __attribute__((may_alias)) half_t;
 	(((const volatile half_t *)&(s)->base)[__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__])
 
 /* A record's word, then (ordered after it) the reads and loads of its slots. */
-static inline __attribute__((always_inline)) word_t
+static inline __attribute__((always_inline)) uint64_t
 word_acquire(const volatile struct pmuser_page_cpu *rec)
 {
 #if defined(PMUSER_FAST_A64)
-	word_t word = __atomic_load_n((const volatile word_mem_t *)&rec->seq, __ATOMIC_ACQUIRE);
+	uint64_t word = __atomic_load_n((const volatile word_mem_t *)&rec->seq, __ATOMIC_ACQUIRE);
 
 	__asm__ __volatile__("" ::: "memory");
 	return word;
 #else
-	word_t word = *(const volatile word_mem_t *)&rec->seq;
+	uint64_t word = *(const volatile word_mem_t *)&rec->seq;
 
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return word;
@@ -138,7 +137,7 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	const volatile int *cpu_id = (const volatile int *)
 		((const char *)__builtin_thread_pointer() + c->rseq_cpu_off);
 	int cpu = *cpu_id;
-	word_t word;
+	uint64_t word;
 	unsigned int i;
 	bool bad;
 
@@ -213,18 +212,13 @@ static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 		return 0;							\
 	return pmuser__read_general(c, values);					\
 }										\
-static int raw_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
-{										\
-	if (fixed_raw(values, NR(name), hw_##name, false, v3))			\
-		any_raw(c, values, false);					\
-	return 0;								\
-}										\
 static void start_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
 {										\
 	if (fixed_raw(values, NR(name), hw_##name, true, v3))			\
 		any_raw(c, values, true);					\
 }										\
-static void stop_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
+static inline __attribute__((always_inline)) void					\
+stop_##name##sfx(const struct pmuser_counters *c, uint64_t values[])		\
 {										\
 	if (fixed_raw(values, NR(name), hw_##name, false, v3))			\
 		any_raw(c, values, false);					\
@@ -235,6 +229,12 @@ static void region_stop_##name##sfx(struct pmuser_counters *c, struct pmuser_reg
 		pmuser__region_stop_general(c, r);				\
 	else									\
 		pmuser__region_end(c, r, r->raw, NULL);				\
+}										\
+/* pmuser_counters_read_raw(): a region stop's reads. */			\
+static int raw_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
+{										\
+	stop_##name##sfx(c, values);						\
+	return 0;								\
 }
 #if defined(PMUSER_FAST_V7)
 #define LAYOUT(name, ...)							\
@@ -291,12 +291,6 @@ static void any_raw(const struct pmuser_counters *c, uint64_t values[], bool rev
 	pmuser__isb();
 }
 
-static int any_read_raw(struct pmuser_counters *c, uint64_t values[])
-{
-	any_raw(c, values, false);
-	return 0;
-}
-
 static void any_start(const struct pmuser_counters *c, uint64_t values[])
 {
 	any_raw(c, values, true);
@@ -305,6 +299,12 @@ static void any_start(const struct pmuser_counters *c, uint64_t values[])
 static void any_stop(const struct pmuser_counters *c, uint64_t values[])
 {
 	any_raw(c, values, false);
+}
+
+static int any_read_raw(struct pmuser_counters *c, uint64_t values[])
+{
+	any_stop(c, values);
+	return 0;
 }
 
 /* Whether the fixed readers' assumptions hold for the set: see fixed_read(). */
