@@ -42,6 +42,19 @@ typedef void pmuser__region_fn(struct pmuser_counters *c, struct pmuser_region *
 struct pmuser__backend_ops;
 
 struct pmuser_counters {
+	/*
+	 * Readers chosen at open: module (pmuser_module_read.c), perf-mmap (pmuser_perf.c). They
+	 * and what the module's readers load come first, within the immediate offset of a
+	 * 32-bit ARM load (below 4096).
+	 */
+	pmuser__read_fn *read_all;	/* never NULL: pmuser__read_general at the least */
+	pmuser__read_fn *read_raw;	/* never NULL: pmuser_counters_read_raw() */
+	pmuser__raw_fn *raw_start;	/* a region's start: the cycle counter read last */
+	pmuser__raw_fn *raw_stop;	/* a region's stop: the cycle counter read first */
+	pmuser__region_fn *region_stop;	/* never NULL: pmuser__region_stop_general at the least */
+	/* module, where a layout's reader is chosen: the rseq cpu_id's offset from the TLS base */
+	ptrdiff_t rseq_cpu_off;
+	struct pmuser_page page;	/* module: the counter page */
 	enum pmuser_backend backend;
 	const struct pmuser__backend_ops *ops;
 	struct pmuser_counters_attr attr;
@@ -49,19 +62,10 @@ struct pmuser_counters {
 	struct pmuser_ctr ctr[PMUSER_COUNTERS_MAX];
 	uint64_t bias[PMUSER_COUNTERS_MAX];
 	int dev_fd;			/* module */
-	struct pmuser_page page;	/* module: the counter page */
 	unsigned int nr_read;		/* module: supported counters, read through the page */
 	unsigned int read_slot[PMUSER_COUNTERS_MAX];	/* their page slots */
 	unsigned int read_idx[PMUSER_COUNTERS_MAX];	/* their indices in ctr[] */
-	/* module, where a layout's reader is chosen: the rseq cpu_id's offset from the TLS base */
-	ptrdiff_t rseq_cpu_off;
-	/* Readers chosen at open: module (pmuser_module_read.c), perf-mmap (pmuser_perf.c). */
-	pmuser__read_fn *read_all;	/* never NULL: pmuser__read_general at the least */
-	pmuser__read_fn *read_raw;	/* never NULL: pmuser_counters_read_raw() */
 	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
-	pmuser__raw_fn *raw_start;	/* a region's start: the cycle counter read last */
-	pmuser__raw_fn *raw_stop;	/* a region's stop: the cycle counter read first */
-	pmuser__region_fn *region_stop;	/* never NULL: pmuser__region_stop_general at the least */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];

@@ -7,7 +7,7 @@
  * up. For those layouts the readers here name every register in the instruction itself: a
  * raw read of n counters is "isb; n reads; isb", and a read of all counters through the page
  * loads the CPU record's sequence and away mask in one word, reads, loads each slot once and
- * checks that word again. Any other layout, or a page that says perf moved a counter, takes
+ * checks the sequence again. Any other layout, or a page that says perf moved a counter, takes
  * the general path (pmuser_page_read()), which is slower and equally exact.
  */
 #include <errno.h>
@@ -17,13 +17,16 @@
 
 /*
  * A CPU record's seq and away, loaded as one word: the reader's layout holds while the word
- * is good (seq even, no slot away: slot s is on counter s) and the same after the reads.
+ * is good (seq even, no slot away: slot s is on counter s) and its seq (WORD_SEQ) is the
+ * same after the reads.
  */
 typedef uint64_t __attribute__((may_alias)) word_mem_t;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define WORD_BAD 0x00000001ffffffffULL	/* seq's low bit, all of away */
+#define WORD_SEQ(word) ((uint32_t)((word) >> 32))
 #else
 #define WORD_BAD 0xffffffff00000001ULL
+#define WORD_SEQ(word) ((uint32_t)(word))
 #endif
 
 /* The stride of the module's CPU records that the readers build into their addresses. */
@@ -125,7 +128,11 @@ fixed_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool revers
  * compile time, each in the slot of its own number: 0, or -EAGAIN when the general path has
  * to decide (a switch, a publication, a reload still pending, a slot away from its counter,
  * or a thread without an rseq area). The CPU is the thread's rseq cpu_id: chosen only where
- * glibc registered rseq, so the read calls nothing. values[] is written only by a try that
+ * glibc registered rseq, so the read calls nothing. The word is checked as soon as it is
+ * loaded, and afterwards only its seq is compared: away changes only inside a publication,
+ * which changes seq. The CPU is checked right after the reads: a thread that left the CPU
+ * and came back before that check had a switch there after the word was loaded (out, or
+ * back in), and every switch moves the CPU's seq. values[] is written only by a try that
  * succeeds.
  */
 static inline __attribute__((always_inline)) int
@@ -139,21 +146,30 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	int cpu = *cpu_id;
 	uint64_t word;
 	unsigned int i;
-	bool bad;
+	bool bad = false;
+	uint32_t seq;
 
 	if ((unsigned int)cpu >= c->page.nr_cpus)
 		return -EAGAIN;
 	rec = (const volatile struct pmuser_page_cpu *)
 		(c->page.base + ((size_t)cpu << FAST_STRIDE_SHIFT));
+	/* Held in one register, not rebuilt from page.base and the CPU with both kept live. */
+	__asm__("" : "+r"(rec));
 	word = word_acquire(rec);
+	if (word & WORD_BAD)
+		return -EAGAIN;
+	seq = WORD_SEQ(word);
+	__asm__("" : "+r"(seq));	/* the one half kept for the check after the loads */
 	pmuser__isb();
 	if (fixed_batch(n, hw, raw, false, pmuv3))
 		return -EAGAIN;
 	pmuser__isb();
-	bad = false;
+	if (*cpu_id != cpu)
+		return -EAGAIN;
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++) {
 		uint64_t base, count;
+		bool reloaded;
 
 		slot_load(&rec->slot[hw[i]], WIDE(hw[i]), &base, &count);
 		/*
@@ -161,16 +177,27 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 		 * the counter and its interrupt is to come.
 		 */
 		if (WIDE(hw[i])) {
-			bad |= raw[i] + 1 <= base;
+			reloaded = raw[i] + 1 <= base;
 			raw[i] = count + (raw[i] - base);
 		} else {
-			bad |= (uint32_t)(raw[i] + 1) <= (uint32_t)base;
+			reloaded = (uint32_t)(raw[i] + 1) <= (uint32_t)base;
 			raw[i] = count + (uint32_t)((uint32_t)raw[i] - (uint32_t)base);
 		}
+		/*
+		 * AArch64 chains the checks into one branch (ccmp). A 32-bit core branches on each
+		 * and adds each value up here, not after the seq check: held until then, the
+		 * loaded halves need more registers than it has.
+		 */
+#if defined(PMUSER_FAST_A64)
+		bad |= reloaded;
+#else
+		if (reloaded)
+			return -EAGAIN;
+		__asm__("" : "+r"(raw[i]));
+#endif
 	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (bad || *(const volatile word_mem_t *)&rec->seq != word || *cpu_id != cpu ||
-	    (word & WORD_BAD))
+	if (bad || rec->seq != seq)
 		return -EAGAIN;
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++)
