@@ -602,6 +602,65 @@ TEST(read_is_monotonic_64bit)
 	pmuser_counters_close(c);
 }
 
+/*
+ * 300,000 read-alls in a row, beside another user's sampling event: the reads cross
+ * pmuser's period ends (reloads whose interrupt is still to come) and the other event's
+ * overflows, whose handling selects counters (on ARMv7 between a reader's select and read
+ * when it lands there). Every read succeeds, and from each read to the next the cycle counter
+ * and INST_RETIRED, both user-only and equal under -icount, move by the same amount, up to
+ * where in the read each is taken: a value from another counter, or computed against a
+ * period perf has ended, would set them apart.
+ */
+#define ADV_PERIOD 100003
+#define ADV_READS 300000u
+#define ADV_SKEW 64
+TEST(read_all_right_across_period_ends)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct perf_event_attr pa = {
+		.type = PERF_TYPE_RAW,
+		.size = sizeof(pa),
+		.config = EV_INST_RETIRED,
+		.sample_period = ADV_PERIOD,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	uint64_t v[2][2], skew = 0;
+	struct pmuser_counters *c;
+	unsigned long irq0, irqs;
+	unsigned int i;
+	int other;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 1, 0, &c));
+	other = perf_open(&pa, 0, -1);
+	ASSERT_LE(0, other) TH_LOG("perf_event_open: %s", strerror(errno));
+	irq0 = pmu_interrupts();
+	ASSERT_EQ(0, pmuser_counters_read(c, v[0]));
+	for (i = 1; i <= ADV_READS; i++) {
+		const uint64_t *a = v[(i - 1) & 1];
+		uint64_t *b = v[i & 1], dc, di;
+
+		ASSERT_EQ(0, pmuser_counters_read(c, b)) TH_LOG("read %u", i);
+		ASSERT_LE(a[0], b[0]) TH_LOG("read %u: cycles went back", i);
+		ASSERT_LE(a[1], b[1]) TH_LOG("read %u: instructions went back", i);
+		dc = b[0] - a[0];
+		di = b[1] - a[1];
+		if (dc - di > skew && di - dc > skew)
+			skew = dc > di ? dc - di : di - dc;
+	}
+	irqs = pmu_interrupts() - irq0;
+	close(other);
+	pmuser_counters_close(c);
+	TH_LOG("%u reads across %lu PMU interrupts: cycles and instructions at most %llu apart",
+	       ADV_READS, irqs, (unsigned long long)skew);
+	EXPECT_LT(0, irqs);
+	EXPECT_GE(ADV_SKEW, skew);
+}
+
 TEST(auto_prefers_module_and_env_overrides)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
