@@ -642,15 +642,16 @@ TEST(read_all_right_across_period_ends)
 	ASSERT_EQ(0, pmuser_counters_read(c, v[0]));
 	for (i = 1; i <= ADV_READS; i++) {
 		const uint64_t *a = v[(i - 1) & 1];
-		uint64_t *b = v[i & 1], dc, di;
+		uint64_t *b = v[i & 1], dc, di, apart;
 
 		ASSERT_EQ(0, pmuser_counters_read(c, b)) TH_LOG("read %u", i);
 		ASSERT_LE(a[0], b[0]) TH_LOG("read %u: cycles went back", i);
 		ASSERT_LE(a[1], b[1]) TH_LOG("read %u: instructions went back", i);
 		dc = b[0] - a[0];
 		di = b[1] - a[1];
-		if (dc - di > skew && di - dc > skew)
-			skew = dc > di ? dc - di : di - dc;
+		apart = dc > di ? dc - di : di - dc;
+		if (apart > skew)
+			skew = apart;
 	}
 	irqs = pmu_interrupts() - irq0;
 	close(other);
