@@ -112,19 +112,15 @@ static DEFINE_MUTEX(pmuser_grants_lock);
 static DEFINE_RAW_SPINLOCK(pmuser_hook_lock);
 static atomic_t pmuser_hook_users = ATOMIC_INIT(0);
 
-static void pmuser_hook_sched_in(struct preempt_notifier *pn, int cpu)
+static notrace void pmuser_hook_sched_in(struct preempt_notifier *pn, int cpu)
 {
 }
 
-static void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struct *next)
+/* The thread's last switch-out: a grant released while the thread ran on is freed here. */
+static noinline void pmuser_hook_task_dead(struct pmuser_grant *g)
 {
-	struct pmuser_grant *g = container_of(pn, struct pmuser_grant, exit_hook);
 	unsigned long flags;
 
-	if (!pmuser_compat_task_perf_user(next))
-		pmuser_hw_userenr_write(0);
-	if (READ_ONCE(current->__state) != TASK_DEAD)
-		return;
 	raw_spin_lock_irqsave(&pmuser_hook_lock, flags);
 	g->task_dead = true;
 	if (g->detached) {
@@ -134,6 +130,15 @@ static void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struc
 		module_put(THIS_MODULE);
 	}
 	raw_spin_unlock_irqrestore(&pmuser_hook_lock, flags);
+}
+
+/* At every switch-out of a granted thread: kept to a leaf, it runs on the scheduler's path. */
+static notrace void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struct *next)
+{
+	if (!pmuser_compat_task_perf_user(next))
+		pmuser_hw_userenr_write(0);
+	if (unlikely(READ_ONCE(current->__state) == TASK_DEAD))
+		pmuser_hook_task_dead(container_of(pn, struct pmuser_grant, exit_hook));
 }
 
 static struct preempt_ops pmuser_hook_ops = {
