@@ -149,7 +149,11 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	bool bad = false;
 	uint32_t seq;
 
-	if ((unsigned int)cpu >= c->page.nr_cpus)
+	/*
+	 * The kernel's CPU numbers are below the page's nr_cpus (pmuser_info, nr_cpu_ids), so only
+	 * glibc's values for a thread it did not register (or failed to) are out of range.
+	 */
+	if (cpu < 0)
 		return -EAGAIN;
 	rec = (const volatile struct pmuser_page_cpu *)
 		(c->page.base + ((size_t)cpu << FAST_STRIDE_SHIFT));

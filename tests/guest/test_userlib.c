@@ -4,6 +4,7 @@
  * under -icount on every backend, backends are chosen (and overridden) as documented and the
  * perf backends take over when the module is gone.
  */
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -603,13 +604,39 @@ TEST(read_is_monotonic_64bit)
 }
 
 /*
- * 300,000 read-alls in a row, beside another user's sampling event: the reads cross
- * pmuser's period ends (reloads whose interrupt is still to come) and the other event's
- * overflows, whose handling selects counters (on ARMv7 between a reader's select and read
- * when it lands there). Every read succeeds, and from each read to the next the cycle counter
- * and INST_RETIRED, both user-only and equal under -icount, move by the same amount, up to
- * where in the read each is taken: a value from another counter, or computed against a
- * period perf has ended, would set them apart.
+ * n read-alls in a row of a set of the user-only cycle counter and INST_RETIRED, equal under
+ * -icount: every read succeeds, and from each read to the next both move by the same amount,
+ * up to where in the read each is taken. A value from another counter, or computed against a
+ * period perf has ended, would set them apart. Returns the largest difference seen.
+ */
+static uint64_t reads_move_together(struct __test_metadata *_metadata, struct pmuser_counters *c,
+				    unsigned int n)
+{
+	uint64_t v[2][2], skew = 0;
+	unsigned int i;
+
+	ASSERT_EQ(0, pmuser_counters_read(c, v[0]));
+	for (i = 1; i <= n; i++) {
+		const uint64_t *a = v[(i - 1) & 1];
+		uint64_t *b = v[i & 1], dc, di, apart;
+
+		ASSERT_EQ(0, pmuser_counters_read(c, b)) TH_LOG("read %u", i);
+		ASSERT_LE(a[0], b[0]) TH_LOG("read %u: cycles went back", i);
+		ASSERT_LE(a[1], b[1]) TH_LOG("read %u: instructions went back", i);
+		dc = b[0] - a[0];
+		di = b[1] - a[1];
+		apart = dc > di ? dc - di : di - dc;
+		if (apart > skew)
+			skew = apart;
+	}
+	return skew;
+}
+
+/*
+ * 300,000 read-alls in a row beside another user's sampling event: the reads cross pmuser's
+ * period ends (reloads whose interrupt is still to come) and the other event's overflows,
+ * whose handling selects counters (on ARMv7 between a reader's select and read when it lands
+ * there).
  */
 #define ADV_PERIOD 100003
 #define ADV_READS 300000u
@@ -625,10 +652,9 @@ TEST(read_all_right_across_period_ends)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	uint64_t v[2][2], skew = 0;
 	struct pmuser_counters *c;
 	unsigned long irq0, irqs;
-	unsigned int i;
+	uint64_t skew;
 	int other;
 
 	REQUIRE_COUNTING();
@@ -639,20 +665,7 @@ TEST(read_all_right_across_period_ends)
 	other = perf_open(&pa, 0, -1);
 	ASSERT_LE(0, other) TH_LOG("perf_event_open: %s", strerror(errno));
 	irq0 = pmu_interrupts();
-	ASSERT_EQ(0, pmuser_counters_read(c, v[0]));
-	for (i = 1; i <= ADV_READS; i++) {
-		const uint64_t *a = v[(i - 1) & 1];
-		uint64_t *b = v[i & 1], dc, di, apart;
-
-		ASSERT_EQ(0, pmuser_counters_read(c, b)) TH_LOG("read %u", i);
-		ASSERT_LE(a[0], b[0]) TH_LOG("read %u: cycles went back", i);
-		ASSERT_LE(a[1], b[1]) TH_LOG("read %u: instructions went back", i);
-		dc = b[0] - a[0];
-		di = b[1] - a[1];
-		apart = dc > di ? dc - di : di - dc;
-		if (apart > skew)
-			skew = apart;
-	}
+	skew = reads_move_together(_metadata, c, ADV_READS);
 	irqs = pmu_interrupts() - irq0;
 	close(other);
 	pmuser_counters_close(c);
@@ -660,6 +673,39 @@ TEST(read_all_right_across_period_ends)
 	       ADV_READS, irqs, (unsigned long long)skew);
 	EXPECT_LT(0, irqs);
 	EXPECT_GE(ADV_SKEW, skew);
+}
+
+/*
+ * A set opened while glibc's rseq area serves the thread, read after the thread unregistered
+ * it (its cpu_id is then negative): the reader chosen for the set must not take that for a
+ * CPU, and every read goes the general way, right.
+ */
+TEST(read_all_without_rseq)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t skew;
+
+	REQUIRE_COUNTING();
+	if (!getenv("PMUSER_ICOUNT_EXACT"))
+		SKIP(return, "not under -icount");
+#if defined(RSEQ_SIG)
+	if (!pmuser__rseq_usable())
+		SKIP(return, "glibc registered no rseq area");
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 1, 0, &c));
+	/* This test's process ends with the test, so its thread need not register again. */
+	ASSERT_EQ(0, syscall(__NR_rseq, (char *)__builtin_thread_pointer() + __rseq_offset,
+			     __rseq_size, RSEQ_FLAG_UNREGISTER, RSEQ_SIG))
+		TH_LOG("rseq unregister: %s", strerror(errno));
+	ASSERT_GT(0, pmuser__rseq_cpu());
+	skew = reads_move_together(_metadata, c, 10000);
+	pmuser_counters_close(c);
+	TH_LOG("10000 reads without rseq: cycles and instructions at most %llu apart",
+	       (unsigned long long)skew);
+	EXPECT_GE(ADV_SKEW, skew);
+#else
+	SKIP(return, "no <sys/rseq.h>");
+#endif
 }
 
 TEST(auto_prefers_module_and_env_overrides)
