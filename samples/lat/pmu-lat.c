@@ -220,10 +220,11 @@ static int write_raw(FILE *rf, const char *path, const char *unit, uint64_t n,
 {
 	fprintf(rf, "# pmu-lat raw samples unit=%s bias=%llu\nindex,raw,bias_raw,latency\n", unit,
 		(unsigned long long)r->bias);
+	/* r->lat is sorted: each sample's own latency is its raw value less the bias. */
 	for (uint64_t i = 0; i < n; i++)
 		fprintf(rf, "%llu,%llu,%llu,%lld\n", (unsigned long long)i,
 			(unsigned long long)r->raw[i], (unsigned long long)r->bias_raw[i],
-			(long long)r->lat[i]);
+			(long long)(r->raw[i] - r->bias));
 	if (fclose(rf)) {
 		fprintf(stderr, TOOL ": %s: %s\n", path, strerror(errno));
 		return -1;

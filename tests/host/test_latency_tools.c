@@ -245,6 +245,11 @@ TEST(lat_clock_backend)
 	EXPECT_EQ(3000, sum);
 	ASSERT_EQ(0, run("wc -l < /tmp/pmuser-lat.raw", out, sizeof(out)));
 	EXPECT_EQ(3002, atoi(out));
+	/* Every row's latency is its own raw sample less the bias in the header. */
+	ASSERT_EQ(0, run("awk -F, 'NR == 1 { split($0, h, \"bias=\"); b = h[2] } "
+			 "NR > 2 && $4 != $2 - b { bad++ } END { print bad + 0, NR }' "
+			 "/tmp/pmuser-lat.raw", out, sizeof(out)));
+	EXPECT_STREQ("0 3002\n", out);
 	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 500 --pattern page -s 1M -f json", out, sizeof(out)));
 	EXPECT_TRUE(has(out, "\"pattern\": \"page\"") && has(out, "\"histogram\": [[")) TH_LOG("%s", out);
 }
