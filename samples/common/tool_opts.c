@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "size_suffix.h"
 #include "tool_opts.h"
@@ -23,6 +24,28 @@ int tool_bad(const char *tool, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
+}
+
+static const char *exit_tool;
+
+static void stdout_check(void)
+{
+	if (fflush(stdout)) {
+		fprintf(stderr, "%s: writing standard output: %s\n", exit_tool, strerror(errno));
+		_exit(1);
+	}
+	/*
+	 * A write failed before and nothing was left to write: the tools that write their
+	 * results to stdout themselves have said why already.
+	 */
+	if (ferror(stdout))
+		_exit(1);
+}
+
+void tool_stdout_checked(const char *tool)
+{
+	exit_tool = tool;
+	atexit(stdout_check);
 }
 
 /* Bad input: into cli->err when the caller collects it, else on stderr. Returns 2. */

@@ -69,6 +69,13 @@ void tool_usage(const struct tool_cli *cli, FILE *f);
 int tool_bad(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * At exit, standard output is flushed and checked: a tool whose output did not all reach it
+ * (a full disk, a closed pipe's EPIPE with SIGPIPE ignored) says so and exits 1, not 0.
+ * Registered once, from main.
+ */
+void tool_stdout_checked(const char *tool);
+
+/*
  * Parses arg as an unsigned decimal (with a size suffix if size) within [min, max]: NULL, or
  * the reason it is not one, in reason (which is returned).
  */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "stat.h"
+#include "tool_opts.h"
 
 /* Opens an output before anything runs: NULL with the reason said if it cannot be written. */
 static FILE *open_file(const char *path, const char *what)
@@ -228,6 +229,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmu-stat: out of memory\n");
 		return STAT_EXIT_SETUP;
 	}
+	tool_stdout_checked("pmu-stat");
 	setlocale(LC_ALL, "");
 	ret = stat_opts_parse(argc, argv, &x->o, err, sizeof(err));
 	if (ret == 1)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host tests of what every tool does with its command line: --help is the usage on standard
- * output with status 0, an unknown option is an error on standard error with status 2, and a
- * size takes the same suffixes in every tool.
+ * output with status 0, an unknown option is an error on standard error with status 2, output
+ * that cannot be written is an error with status 1, and a size takes the same suffixes in
+ * every tool.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,6 +41,28 @@ TEST(unknown_option_is_a_usage_error)
 		snprintf(cmd, sizeof(cmd), BIN "%s --no-such-option 2>&1 >/dev/null", tools[i]);
 		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
 		EXPECT_NE(0U, strlen(out)) TH_LOG("%s said nothing on stderr", tools[i]);
+	}
+}
+
+/*
+ * Output that cannot be written is an error: every tool's --help, and pmu-info's and
+ * pmu-matrix's results, into a full device exit 1 and say why on stderr.
+ */
+TEST(unwritable_output_is_an_error)
+{
+	static const char *const runs[] = { "pmu-info", "pmu-matrix -n 8" };
+	char cmd[512], out[16384];
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		snprintf(cmd, sizeof(cmd), BIN "%s --help 2>&1 >/dev/full", tools[i]);
+		EXPECT_EQ(1, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
+		EXPECT_NE(NULL, strstr(out, "writing standard output: No space left on device"))
+			TH_LOG("%s: %s", tools[i], out);
+	}
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), BIN "%s 2>&1 >/dev/full", runs[i]);
+		EXPECT_EQ(1, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", runs[i]);
+		EXPECT_NE(NULL, strstr(out, "writing standard output")) TH_LOG("%s: %s", runs[i], out);
 	}
 }
 
