@@ -253,7 +253,8 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 /*
  * One line per counter as perf stat -x SEP writes them: value, unit, event, the relative
  * standard error of the mean with -r, running time in ns, % of the run counted, and the two
- * metric fields (empty). Values perf would not print are <not counted> and <not supported>.
+ * metric fields (empty). Values perf would not print are <not counted> and <not supported>;
+ * a 0 of an event no PMCEID confirms is <unconfirmed>, since this CPU may not count it.
  */
 static void sep_event(FILE *f, const char *sep, const struct stat_event *e,
 		      const struct stat_result *r, bool counted)
@@ -264,6 +265,8 @@ static void sep_event(FILE *f, const char *sep, const struct stat_event *e,
 		fprintf(f, "<not supported>");
 	else if (!measured)
 		fprintf(f, "<not counted>");
+	else if (e->unconfirmed && !e->raw)
+		fprintf(f, "<unconfirmed>");
 	else
 		fprintf(f, "%" PRIu64, round_u64(e->scaled));
 	fprintf(f, "%s%s%s", sep, sep, e->name);
@@ -292,10 +295,15 @@ int stat_report_sep(FILE *f, const struct stat_opts *o, const struct stat_setup 
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
 
+/*
+ * An event's row. A 0 of an event no PMCEID confirms is of kind "unconfirmed", not "event":
+ * this CPU may not count it at all.
+ */
 static void csv_event(FILE *f, const struct stat_event *e, const char *set, const char *cpu,
 		      uint64_t raw, double scaled, double duty, unsigned int periods)
 {
-	fprintf(f, "event,%s,%s,%s,%llu,%.0f,%.6f,%u\n", e->name, set, cpu,
+	fprintf(f, "%s,%s,%s,%s,%llu,%.0f,%.6f,%u\n",
+		e->unconfirmed && !e->raw ? "unconfirmed" : "event", e->name, set, cpu,
 		(unsigned long long)raw, scaled, duty, periods);
 }
 
@@ -374,6 +382,9 @@ static void json_event(FILE *f, const struct stat_event *e, int set, const struc
 		fprintf(f, ", \"raw\": %llu, \"scaled\": %.0f, \"duty\": %.6f, \"periods\": %u",
 			(unsigned long long)e->raw, e->scaled, e->duty,
 			r->backend == STAT_MODULE && set >= 0 ? e->periods : r->total_periods);
+	/* A 0 no PMCEID confirms: this CPU may not count the event at all. */
+	if (e->supported && e->duty > 0 && e->unconfirmed && !e->raw)
+		fprintf(f, ", \"unconfirmed\": true");
 	if (e->supported && e->duty > 0 && r->nr_counted_cpus) {
 		fprintf(f, ", \"per_cpu\": [");
 		for (c = 0; c < r->nr_counted_cpus; c++)

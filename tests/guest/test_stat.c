@@ -618,6 +618,50 @@ TEST(unimplemented_events_without_module)
 }
 
 /*
+ * The machine formats flag each of the text report's n unconfirmed zeros too: -x prints
+ * <unconfirmed> for the value, CSV rows of kind "unconfirmed", JSON "unconfirmed": true. No
+ * 0 is left as a plain count.
+ */
+static void unconfirmed_in_machine_formats(struct __test_metadata *_metadata, unsigned int n)
+{
+	char *argv[][9] = {
+		{ "pmu-stat", "-o", OUT_FILE, "-x", ",", "--", "pmu-spin", "100000", NULL },
+		{ "pmu-stat", "-o", OUT_FILE, "--csv", "--", "pmu-spin", "100000", NULL },
+		{ "pmu-stat", "-o", OUT_FILE, "--json", "--", "pmu-spin", "100000", NULL },
+	};
+	unsigned int k, flagged, zeros;
+	char line[1024];
+	FILE *f;
+
+	for (k = 0; k < 3; k++) {
+		ASSERT_EQ(0, exit_code(run(argv[k]))) TH_LOG("%s", argv[k][3]);
+		f = fopen(OUT_FILE, "r");
+		ASSERT_TRUE(f != NULL);
+		flagged = 0;
+		zeros = 0;
+		while (fgets(line, sizeof(line), f)) {
+			switch (k) {
+			case 0:
+				flagged += !strncmp(line, "<unconfirmed>,", 14);
+				zeros += !strncmp(line, "0,", 2);
+				break;
+			case 1:
+				flagged += !strncmp(line, "unconfirmed,", 12);
+				zeros += !strncmp(line, "event,", 6) && strstr(line, ",all,0,");
+				break;
+			default:
+				flagged += strstr(line, "\"unconfirmed\": true") != NULL;
+				zeros += strstr(line, "\"raw\": 0,") &&
+					 !strstr(line, "\"unconfirmed\": true");
+			}
+		}
+		fclose(f);
+		EXPECT_EQ(n, flagged) TH_LOG("%s", argv[k][3]);
+		EXPECT_EQ(0U, zeros) TH_LOG("%s: a bare 0", argv[k][3]);
+	}
+}
+
+/*
  * Where no PMCEID register says which events the CPU counts (ARMv7: QEMU's Cortex-A15 counts
  * none of the cache events its table lists), a 0 is flagged as unconfirmed, never printed
  * bare, and feeds no metric.
@@ -658,6 +702,7 @@ TEST(unconfirmed_zero_is_flagged)
 	fclose(f);
 	/* The default preset's cache events count 0 under QEMU: the check ran on some. */
 	EXPECT_LT(0U, flagged);
+	unconfirmed_in_machine_formats(_metadata, flagged);
 }
 
 /*
