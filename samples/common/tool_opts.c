@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "size_suffix.h"
@@ -46,6 +47,21 @@ void tool_stdout_checked(const char *tool)
 {
 	exit_tool = tool;
 	atexit(stdout_check);
+}
+
+int tool_outputs_distinct(const char *tool, FILE *const f[], const char *const what[], size_t n)
+{
+	struct stat a, b;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!f[i] || fstat(fileno(f[i]), &a) || !S_ISREG(a.st_mode))
+			continue;
+		for (size_t j = i + 1; j < n; j++)
+			if (f[j] && !fstat(fileno(f[j]), &b) && S_ISREG(b.st_mode) &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				return tool_bad(tool, "%s and %s name the same file", what[i], what[j]);
+	}
+	return 0;
 }
 
 /* Bad input: into cli->err when the caller collects it, else on stderr. Returns 2. */

@@ -76,6 +76,13 @@ int tool_bad(const char *tool, const char *fmt, ...) __attribute__((format(print
 void tool_stdout_checked(const char *tool);
 
 /*
+ * Whether the n files opened for outputs (NULL entries skipped) are distinct, what[i] naming
+ * each for the message: 0, or 2 after saying which two are one regular file (where both
+ * writes would interleave). Devices such as /dev/null may be named twice.
+ */
+int tool_outputs_distinct(const char *tool, FILE *const f[], const char *const what[], size_t n);
+
+/*
  * Parses arg as an unsigned decimal (with a size suffix if size) within [min, max]: NULL, or
  * the reason it is not one, in reason (which is returned).
  */

@@ -40,8 +40,10 @@ const char *lat_opt_format(const char *arg, void *ctx);
 #define LAT_OPTS_PATTERN(o, given, pattern_help)					\
 	{ "pattern", 0, "NAME", pattern_help, TOOL_OPT_PARSE, .parse = lat_opt_pattern,	\
 	  .ctx = (o), .seen = (given) },							\
-	{ "stride", 0, "BYTES", "node spacing for stride (default: the cache line)",	\
-	  TOOL_OPT_SIZE, 1, UINT64_MAX, .value = &(o)->stride, .seen = (given) }
+	{ "stride", 0, "BYTES", "node spacing for stride (default: the cache line); a\n"	\
+	  "multiple of the pointer size, each node holds the next's address",		\
+	  TOOL_OPT_SIZE, 1, UINT64_MAX, sizeof(void *),				\
+	  .value = &(o)->stride, .seen = (given) }
 #define LAT_OPTS_COMMON(o, given, format_help, output_help, raw_help)			\
 	{ "hugepages", 0, "KIND", "thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)",	\
 	  TOOL_OPT_PARSE, .parse = lat_opt_hugepages, .ctx = (o), .seen = (given) },	\

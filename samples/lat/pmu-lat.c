@@ -153,6 +153,17 @@ static int check_size(const struct opts *o, uint64_t step)
 			(unsigned long long)o->size, (unsigned long long)step);
 		return 2;
 	}
+	/* Base pages are known now; a huge page's size only once the buffer is mapped. */
+	if (o->lat.pattern == LAT_PAGE && o->lat.pages == LAT_PAGES_BASE) {
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+		if (o->size % page || page / step < 2) {
+			fprintf(stderr, TOOL ": pattern page: size %llu must be a multiple of the %llu-byte page, with at least 2 nodes of %llu bytes a page\n",
+				(unsigned long long)o->size, (unsigned long long)page,
+				(unsigned long long)step);
+			return 2;
+		}
+	}
 	if (o->size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {
 		fprintf(stderr, TOOL ": size %llu is more than half the machine's memory\n",
 			(unsigned long long)o->size);
@@ -394,6 +405,11 @@ int main(int argc, char **argv)
 	}
 	if (lat_output_open(TOOL, o.lat.output, &out))
 		goto out_files;
+	if (tool_outputs_distinct(TOOL, (FILE *const[]){ rf, out }, (const char *const[]){
+			"--raw", o.lat.output ? "-o" : "standard output" }, 2)) {
+		status = 2;
+		goto out_files;
+	}
 	ret = lat_timer_open(&t, o.lat.backend, o.lat.cpu, NULL, 0, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);

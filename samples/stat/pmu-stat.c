@@ -258,7 +258,9 @@ int main(int argc, char **argv)
 	/* Every output is opened before the command runs: a bad path costs no run. */
 	if ((x->o.output && !(out[0] = open_file(x->o.output, "report"))) ||
 	    (x->o.periods_file && !(out[1] = open_file(x->o.periods_file, "period file"))) ||
-	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot")))) {
+	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot"))) ||
+	    tool_outputs_distinct("pmu-stat", out, (const char *const[]){ "-o", "--periods",
+			"--plot" }, 3)) {
 		for (i = 0; i < 3; i++)
 			if (out[i])
 				fclose(out[i]);

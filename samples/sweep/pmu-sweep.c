@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lat_buf.h"
@@ -560,6 +561,10 @@ static bool detect(const struct sweep *s, const struct tiers_point *tp, size_t n
 	return true;
 }
 
+/*
+ * The report into out, the plot into svg (closed here): 0, -ENODATA when the plot could not
+ * be drawn (said why), or -errno when writing failed.
+ */
 static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out, FILE *svg)
 {
 	static void (*const formats[])(FILE *, const struct sweep_report *) = {
@@ -587,9 +592,18 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 		if (write_svg(svg, o->svg, tp, n, s->t.unit, &r, title))
 			ret = -EIO;
 	} else if (svg) {
+		/* Cut short, or no whole pages left (plan() refuses fewer sizes): no empty file left. */
+		struct stat st;
+
+		if (!fstat(fileno(svg), &st) && S_ISREG(st.st_mode))
+			unlink(o->svg);
 		fclose(svg);
-		fprintf(stderr, TOOL ": --svg: need at least %d sizes\n", TIERS_MIN_POINTS);
-		ret = -EINVAL;
+		if (n < TIERS_MIN_POINTS)
+			fprintf(stderr, TOOL ": --svg %s: not written: %zu sizes measured, the plot needs at least %d\n",
+				o->svg, n, TIERS_MIN_POINTS);
+		else
+			fprintf(stderr, TOOL ": --svg %s: not written: no tiers found to plot\n", o->svg);
+		ret = -ENODATA;
 	}
 	free(tp);
 	return ret;
@@ -628,6 +642,11 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 	if (!*n || sizes[0] < 2 * s->step) {
 		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
 			(unsigned long long)s->step, *n ? (unsigned long long)sizes[0] : 0ULL);
+		return 2;
+	}
+	if (o->svg && *n < TIERS_MIN_POINTS) {
+		fprintf(stderr, TOOL ": --svg: the plot needs at least %d sizes, these are %zu\n",
+			TIERS_MIN_POINTS, *n);
 		return 2;
 	}
 	if (sizes[*n - 1] > mem / 2) {
@@ -727,6 +746,15 @@ int main(int argc, char **argv)
 		lat_output_close(out);
 		return 1;
 	}
+	if (o.lat.raw && !(s.raw = fopen(o.lat.raw, "w"))) {
+		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
+		goto out_files;
+	}
+	if (tool_outputs_distinct(TOOL, (FILE *const[]){ out, svg, s.raw }, (const char *const[]){
+			o.lat.output ? "-o" : "standard output", "--svg", "--raw" }, 3)) {
+		status = 2;
+		goto out_files;
+	}
 	catch_stop();
 	ret = lat_timer_open(&s.t, o.lat.backend, o.lat.cpu, s.ev, s.nr_ev, err, sizeof(err));
 	if (ret) {
@@ -740,34 +768,27 @@ int main(int argc, char **argv)
 	}
 	if (o.lat.pattern == LAT_PAGE && !(n = whole_pages(sizes, n, s.buf.page)))
 		goto out_buf;
-	if (o.lat.raw) {
-		s.raw = fopen(o.lat.raw, "w");
-		if (!s.raw) {
-			fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
-			goto out_buf;
-		}
+	if (s.raw)
 		fprintf(s.raw, "# pmu-sweep raw runs unit=%s\nsize,rep,loads,raw,bias,latency,ns\n",
 			s.t.unit);
-	}
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
 	if (measure_all(&s, sizes, n, pts, &done))
-		goto out_raw;
+		goto out_buf;
 	ret = report(&s, pts, done, out, svg);
 	svg = NULL;	/* report() closed it */
-	if (ret)
+	if (ret && ret != -ENODATA)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
 	else
-		status = stop_signal ? 128 + stop_signal : 0;
-out_raw:
-	if (s.raw && fclose(s.raw)) {
-		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
-		status = 1;
-	}
+		status = stop_signal ? 128 + stop_signal : !!ret;
 out_buf:
 	lat_buf_free(&s.buf);
 out_timer:
 	lat_timer_close(&s.t);
 out_files:
+	if (s.raw && fclose(s.raw) && !status) {
+		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
+		status = 1;
+	}
 	if (svg)
 		fclose(svg);
 	if (lat_output_close(out) && !status) {

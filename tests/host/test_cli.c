@@ -67,6 +67,46 @@ TEST(unwritable_output_is_an_error)
 }
 
 /*
+ * Usage errors found before any output is written: two outputs naming one file (they would
+ * interleave), a stride that is no multiple of the pointer size, a page pattern over a size
+ * of no whole pages, a plot of fewer sizes than tiers need. Each exits 2, naming the cause,
+ * and leaves the file -o names as it was.
+ */
+TEST(bad_outputs_and_layouts_are_usage_errors)
+{
+	static const char *const bad[][2] = {
+		{ "pmu-stat -o /tmp/pmuser-cli.keep --periods /tmp/pmuser-cli.keep -- true",
+		  "-o and --periods name the same file" },
+		{ "pmu-stat -o /tmp/pmuser-cli.keep --plot /tmp/../tmp/pmuser-cli.keep -- true",
+		  "-o and --plot name the same file" },
+		{ "pmu-lat -n 100 -o /tmp/pmuser-cli.keep --raw /tmp/pmuser-cli.keep",
+		  "--raw and -o name the same file" },
+		{ "pmu-sweep --sizes 4K,8K,16K -t 0.05 -r 1 -o /tmp/pmuser-cli.keep "
+		  "--svg /tmp/pmuser-cli.keep", "-o and --svg name the same file" },
+		{ "pmu-lat --pattern stride --stride 12 -o /tmp/pmuser-cli.keep",
+		  "--stride '12': not a multiple of" },
+		{ "pmu-sweep --pattern stride --stride 12 --sizes 4K,8K,16K -o /tmp/pmuser-cli.keep",
+		  "--stride '12': not a multiple of" },
+		{ "pmu-lat --pattern page -s 6000 -o /tmp/pmuser-cli.keep",
+		  "must be a multiple of the" },
+		{ "pmu-sweep --sizes 4K,8K -o /tmp/pmuser-cli.keep --svg /tmp/pmuser-cli.svg",
+		  "--svg: the plot needs at least 3 sizes, these are 2" },
+	};
+	char cmd[512], out[16384];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(0, tool_run("echo keep > /tmp/pmuser-cli.keep", false, out, sizeof(out)));
+		snprintf(cmd, sizeof(cmd), BIN "%s 2>&1 >/dev/null", bad[i][0]);
+		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", bad[i][0]);
+		EXPECT_NE(NULL, strstr(out, bad[i][1])) TH_LOG("%s: %s", bad[i][0], out);
+		if (!strstr(bad[i][1], "same file")) {
+			EXPECT_EQ(0, tool_run("cat /tmp/pmuser-cli.keep", false, out, sizeof(out)));
+			EXPECT_STREQ("keep\n", out) TH_LOG("%s", bad[i][0]);
+		}
+	}
+}
+
+/*
  * Every long option a usage lists (its left column) is one the tool takes: given before
  * --help, none is an unknown option.
  */

@@ -288,7 +288,7 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-lat -s 1X", "-s '1X'", 2 },
 		{ BIN "pmu-lat --pattern spiral", "--pattern 'spiral': unknown pattern", 2 },
 		{ BIN "pmu-lat -b module", "no counter backend", 1 },
-		{ BIN "pmu-lat -b clock --pattern stride --stride 20", "multiple of the 8-byte pointer", 1 },
+		{ BIN "pmu-lat -b clock --pattern stride --stride 20", "--stride '20': not a multiple of 8", 2 },
 		{ BIN "pmu-sweep --from " DATA "missing.csv", "No such file", 1 },
 		{ BIN "pmu-sweep --from " PMUSER_TOP "/Makefile", "missing '# pmu-sweep v1", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --min 1K", "only --format, --output", 2 },
