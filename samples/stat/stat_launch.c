@@ -188,6 +188,7 @@ int stat_child_release(struct stat_child *ch)
 int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 {
 	uint64_t deadline = now_ns() + timeout_ns;
+	siginfo_t info;
 	sigset_t set;
 
 	if (ch->exited)
@@ -210,14 +211,19 @@ int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 		left = deadline - now;
 		ts.tv_sec = (time_t)(left / 1000000000u);
 		ts.tv_nsec = (long)(left % 1000000000u);
-		sig = sigtimedwait(&set, NULL, &ts);
+		sig = sigtimedwait(&set, &info, &ts);
 		if (sig < 0) {
 			if (errno == EAGAIN)
 				return 0;
 			continue;
 		}
-		/* The workload decides what an interrupt means; pmu-stat reports afterwards. */
-		if (sig != SIGCHLD)
+		/*
+		 * The workload decides what an interrupt means; pmu-stat reports afterwards. A
+		 * signal the kernel sent (the terminal's Ctrl-C, hangup) went to the whole
+		 * foreground process group, the workload included: only a signal sent to
+		 * pmu-stat alone is passed on, so the workload gets each one once.
+		 */
+		if (sig != SIGCHLD && info.si_code != SI_KERNEL)
 			kill(ch->pid, sig);
 	}
 }

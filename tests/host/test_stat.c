@@ -6,11 +6,13 @@
  * the clock backend (the only one an x86 box without a PMU has), and the report formats.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -428,6 +430,71 @@ static char *report(int (*fn)(FILE *, const struct stat_opts *, const struct sta
 }
 
 /* A whole run as on an x86 box: the clock backend, wall time, the workload's exit status. */
+/*
+ * Ctrl-C on a terminal: the kernel sends SIGINT to the whole foreground process group, so the
+ * workload has it already and pmu-stat must not send it again. pmu-stat runs as the
+ * foreground group of a pseudo-terminal; the workload (Python, whose handler runs for each
+ * signal it gets) counts the SIGINTs of the 3 s after it starts and writes the count.
+ */
+#define CTRL_C_COUNT "/tmp/pmuser-stat-ctrl-c"
+TEST(terminal_interrupt_reaches_the_workload_once)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	char buf[64], *slave;
+	int master, status;
+	FILE *f;
+	pid_t pid;
+
+	unlink(CTRL_C_COUNT);
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	ASSERT_LE(0, master);
+	ASSERT_EQ(0, grantpt(master));
+	ASSERT_EQ(0, unlockpt(master));
+	ASSERT_EQ(0, fcntl(master, F_SETFL, O_NONBLOCK));
+	slave = ptsname(master);
+	ASSERT_TRUE(slave != NULL);
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		/* A session of its own, with the pty as its terminal and itself in front. */
+		if (setsid() < 0 || (fd = open(slave, O_RDWR)) < 0 || ioctl(fd, TIOCSCTTY, 0) < 0)
+			_exit(98);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(STAT_BIN, "pmu-stat", "-o", "/dev/null", "--", "python3", "-c",
+		      "import signal, time\n"
+		      "n = [0]\n"
+		      "signal.signal(signal.SIGINT, lambda *a: n.__setitem__(0, n[0] + 1))\n"
+		      "open('" CTRL_C_COUNT ".ready', 'w').close()\n"
+		      "end = time.monotonic() + 3\n"
+		      "while time.monotonic() < end:\n"
+		      "    time.sleep(0.01)\n"
+		      "open('" CTRL_C_COUNT "', 'w').write('%d\\n' % n[0])\n", (char *)NULL);
+		_exit(99);
+	}
+	/* Bounded wait for the workload's trap to be set. */
+	for (int i = 0; i < 1500 && access(CTRL_C_COUNT ".ready", F_OK); i++)
+		nanosleep(&pause, NULL);
+	ASSERT_EQ(0, access(CTRL_C_COUNT ".ready", F_OK));
+	ASSERT_EQ(1, write(master, "\003", 1));
+	/* Drain the pty while waiting, so that nothing blocks on a full terminal. */
+	while (waitpid(pid, &status, WNOHANG) == 0)
+		if (read(master, buf, sizeof(buf)) <= 0)
+			nanosleep(&pause, NULL);
+	close(master);
+	unlink(CTRL_C_COUNT ".ready");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) TH_LOG("status %#x", status);
+	f = fopen(CTRL_C_COUNT, "r");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_TRUE(fgets(buf, sizeof(buf), f) != NULL);
+	fclose(f);
+	EXPECT_STREQ("1\n", buf);
+}
+
 TEST(clock_run_and_reports)
 {
 	struct stat_result *r = calloc(1, sizeof(*r));
