@@ -239,6 +239,12 @@ int main(int argc, char **argv)
 		return STAT_EXIT_USAGE;
 	}
 	stat_sys_collect(&x->sys);
+	for (i = 0; i < (int)x->o.nr_cpus; i++)
+		if (!stat_sys_has_cpu(&x->sys, x->o.cpus[i])) {
+			fprintf(stderr, "pmu-stat: -C: CPU %d is not online or not allowed for pmu-stat\n",
+				x->o.cpus[i]);
+			return STAT_EXIT_USAGE;
+		}
 	/* Presets split into sets the CPU's counters hold; the device says how many. */
 	ret = stat_setup_events(&x->o, stat_sys_midr(&x->sys),
 				x->sys.have_cpu_info ? x->sys.cpu_info.nr_counters : 0, &x->s, err,

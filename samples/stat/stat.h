@@ -140,6 +140,8 @@ struct stat_sys {
 void stat_sys_collect(struct stat_sys *sys);
 /* The MIDR of the CPUs (the first known one), 0 if none is known. */
 uint32_t stat_sys_midr(const struct stat_sys *sys);
+/* Whether cpu is online and allowed for pmu-stat. */
+bool stat_sys_has_cpu(const struct stat_sys *sys, int cpu);
 
 /* One measurement period of one event on one CPU; ev -1 is the cycle counter. */
 struct stat_period {

@@ -84,16 +84,6 @@ static void trim_reason(char *why)
 		why[--n] = '\0';
 }
 
-static bool cpu_available(const struct stat_sys *sys, int cpu)
-{
-	unsigned int i;
-
-	for (i = 0; i < sys->nr_cpu; i++)
-		if (sys->cpu[i].cpu == cpu)
-			return true;
-	return false;
-}
-
 /* Releases the child; an exec failure is recorded in r (the caller exits 126/127). */
 static int release(struct stat_child *ch, struct stat_result *r, char *err, size_t errlen)
 {
@@ -762,7 +752,7 @@ int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct s
 	if (err && errlen)
 		err[0] = '\0';
 	for (i = 0; i < o->nr_cpus; i++)
-		if (!cpu_available(sys, o->cpus[i]))
+		if (!stat_sys_has_cpu(sys, o->cpus[i]))
 			return stat_fail(-EINVAL, err, errlen,
 				    "-C: CPU %d is not online or not allowed for pmu-stat",
 				    o->cpus[i]);

@@ -135,6 +135,16 @@ void stat_sys_collect(struct stat_sys *sys)
 			 PMUSER_DEVICE);
 }
 
+bool stat_sys_has_cpu(const struct stat_sys *sys, int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < sys->nr_cpu; i++)
+		if (sys->cpu[i].cpu == cpu)
+			return true;
+	return false;
+}
+
 uint32_t stat_sys_midr(const struct stat_sys *sys)
 {
 	unsigned int i;

@@ -241,7 +241,7 @@ TEST(bad_input_never_starts_the_workload)
 	EXPECT_EQ(2, exit_code(run(bad_cpus)));
 	EXPECT_EQ(2, exit_code(run(bad_preset)));
 	EXPECT_EQ(2, exit_code(run(two_formats)));
-	EXPECT_EQ(1, exit_code(run(bad_cpu)));
+	EXPECT_EQ(2, exit_code(run(bad_cpu)));
 	EXPECT_TRUE(output_has("CPU 63 is not online"));
 	EXPECT_FALSE(file_exists(MARKER));
 }

@@ -69,8 +69,8 @@ TEST(unwritable_output_is_an_error)
 /*
  * Usage errors found before any output is written: two outputs naming one file (they would
  * interleave), a stride that is no multiple of the pointer size, a page pattern over a size
- * of no whole pages, a plot of fewer sizes than tiers need. Each exits 2, naming the cause,
- * and leaves the file -o names as it was.
+ * of no whole pages, a plot of fewer sizes than tiers need, a CPU that is not online. Each
+ * exits 2, naming the cause, and leaves the file -o names as it was.
  */
 TEST(bad_outputs_and_layouts_are_usage_errors)
 {
@@ -89,6 +89,8 @@ TEST(bad_outputs_and_layouts_are_usage_errors)
 		  "--stride '12': not a multiple of" },
 		{ "pmu-lat --pattern page -s 6000 -o /tmp/pmuser-cli.keep",
 		  "must be a multiple of the" },
+		{ "pmu-stat -o /tmp/pmuser-cli.keep -C 63 -- true",
+		  "-C: CPU 63 is not online or not allowed" },
 		{ "pmu-sweep --sizes 4K,8K -o /tmp/pmuser-cli.keep --svg /tmp/pmuser-cli.svg",
 		  "--svg: the plot needs at least 3 sizes, these are 2" },
 	};
