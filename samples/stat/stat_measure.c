@@ -13,9 +13,11 @@
  *  clock   no PMU: wall time only.
  */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -143,6 +145,8 @@ struct perf_state {
 	unsigned int n;
 	bool grouped;				/* one group per CPU: one read per period */
 	struct pmuser_count prev[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
+	/* --per-cpu: the task's time on each CPU (task-clock, never multiplexed); else -1 */
+	int clock_fd[STAT_MAX_CPUS];
 };
 
 static void perf_close(struct perf_state *p)
@@ -152,6 +156,64 @@ static void perf_close(struct perf_state *p)
 	for (k = 0; k < p->n; k++)
 		pmuser_counters_close(p->c[k]);
 	p->n = 0;
+}
+
+static void perf_clocks_close(struct perf_state *p)
+{
+	unsigned int k;
+
+	for (k = 0; k < STAT_MAX_CPUS; k++) {
+		if (p->clock_fd[k] >= 0)
+			close(p->clock_fd[k]);
+		p->clock_fd[k] = -1;
+	}
+}
+
+/*
+ * A per-CPU counter's time_running is the task's time on that CPU only while perf never
+ * multiplexes it; the task's software task-clock there, inherited and enabled on exec like
+ * the counters, is that time whatever perf does with the hardware counters. 0, or -errno
+ * with why.
+ */
+static int perf_clocks_open(struct perf_state *p, pid_t pid, char *why, size_t whylen)
+{
+	struct perf_event_attr pa;
+	unsigned int k;
+	int ret;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_SOFTWARE;
+	pa.config = PERF_COUNT_SW_TASK_CLOCK;
+	pa.disabled = 1;
+	pa.inherit = 1;
+	pa.enable_on_exec = 1;
+	for (k = 0; k < p->n; k++) {
+		if (p->cpu[k] < 0)
+			continue;
+		p->clock_fd[k] = (int)syscall(SYS_perf_event_open, &pa, pid, p->cpu[k], -1,
+					      PERF_FLAG_FD_CLOEXEC);
+		if (p->clock_fd[k] < 0) {
+			ret = -errno;
+			p->clock_fd[k] = -1;
+			perf_clocks_close(p);
+			snprintf(why, whylen, "task-clock on CPU %d: %s", p->cpu[k],
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The task's time on the k-th CPU so far, in ns; 0 if unknown. */
+static double perf_clock_ns(const struct perf_state *p, unsigned int k)
+{
+	uint64_t v;
+
+	if (p->clock_fd[k] < 0 ||
+	    read(p->clock_fd[k], &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	return (double)v;
 }
 
 /*
@@ -242,7 +304,7 @@ static void perf_period(struct perf_state *p, const struct stat_setup *s, struct
 /*
  * Totals. Task-wide counters scale by perf's time_enabled / time_running. A per-CPU counter
  * of a task is "enabled" whenever the task runs, on any CPU, but runs only on its own, so
- * there the reference is the longest-running counter of that CPU (the task's time on it).
+ * there the reference is the task's time on that CPU, its task-clock there.
  */
 static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_result *r)
 {
@@ -255,7 +317,8 @@ static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_
 		nc = pmuser_counters_nr(p->c[k]);
 		if (pmuser_counters_read_full(p->c[k], cnt[k]))
 			memset(cnt[k], 0, sizeof(cnt[k]));
-		ref[k] = 0;
+		ref[k] = perf_clock_ns(p, k);
+		/* No counter runs longer than the task: where the two clocks differ, the longer. */
 		for (j = 0; j < nc; j++)
 			if ((double)cnt[k][j].running > ref[k])
 				ref[k] = (double)cnt[k][j].running;
@@ -317,11 +380,13 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	struct stat_child ch;
 	char why[400] = "";
 	uint64_t t0, last;
-	unsigned int nr_cpu;
+	unsigned int nr_cpu, k;
 	int ret, done;
 
 	if (!p)
 		return stat_fail(-ENOMEM, err, errlen, "out of memory");
+	for (k = 0; k < STAT_MAX_CPUS; k++)
+		p->clock_fd[k] = -1;
 	perf_cpus(p, o, sys, r);
 	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
 	if (ret) {
@@ -353,6 +418,14 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 		free(p);
 		return stat_fail(ret, err, errlen, "perf: cannot count the events: %s", why);
 	}
+	ret = o->per_cpu ? perf_clocks_open(p, ch.pid, why, sizeof(why)) : 0;
+	if (ret) {
+		stat_child_abort(&ch);
+		perf_close(p);
+		free(p);
+		return stat_fail(ret, err, errlen,
+				 "perf: --per-cpu needs the task's time on each CPU: %s", why);
+	}
 	r->backend = STAT_PERF;
 	r->have_cycles = true;
 	r->cycles.supported = true;
@@ -368,6 +441,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	ret = release(&ch, r, err, errlen);
 	if (ret) {
 		perf_close(p);
+		perf_clocks_close(p);
 		free(p);
 		return ret;
 	}
@@ -382,6 +456,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	finish(&ch, r, t0);
 	perf_totals(p, s, r);
 	perf_close(p);
+	perf_clocks_close(p);
 	free(p);
 	return 0;
 }

@@ -538,6 +538,41 @@ TEST(per_cpu_sums)
 	EXPECT_GT(0.05, rel((double)total.raw, 30000000.0));
 }
 
+/*
+ * --per-cpu with more INST_RETIRED copies than counters: perf multiplexes every copy, so no
+ * counter's time_running is the task's time on the CPU; the task-clock is, and each copy
+ * scales to the full count (it was ~10 % short, with duty 1).
+ */
+TEST(per_cpu_multiplexing_scales)
+{
+	unsigned int n = cpu0_counters() + 1, i, multiplexed = 0;
+	char spec[256] = "", *argv[] = { "pmu-stat", "--backend", "perf", "-C", "0", "--per-cpu",
+					 "-e", spec, "--csv", "-o", CSV_FILE, "--", "pmu-spin",
+					 "50000000", NULL };
+	struct csv_row rows[STAT_ROWS_MAX], all[STAT_ROWS_MAX];
+	double full = 2.0 * 50000000;
+
+	REQUIRE_COUNTING();
+	ASSERT_LT(2, n);
+	ASSERT_GE(STAT_ROWS_MAX, n);
+	for (i = 0; i < n; i++)
+		strcat(spec, i ? ",inst_retired" : "inst_retired");
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "0", rows, STAT_ROWS_MAX));
+	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "all", all, STAT_ROWS_MAX));
+	for (i = 0; i < n; i++) {
+		if (all[i].duty < 0.99)
+			multiplexed++;
+		ksft_print_msg("per-CPU copy %u: CPU 0 raw %llu scaled %.0f (%+.3f %% of full time); all: duty %.3f scaled %.0f\n",
+			       i, rows[i].raw, rows[i].scaled, 100 * rel(rows[i].scaled, full),
+			       all[i].duty, all[i].scaled);
+		EXPECT_GT(0.02, fabs(rel(rows[i].scaled, full)));
+		EXPECT_GT(0.02, fabs(rel(all[i].scaled, full)));
+	}
+	EXPECT_LT(0U, multiplexed) TH_LOG("%u events on %u counters were never multiplexed", n,
+					  n - 1);
+}
+
 TEST(json_report)
 {
 	char *argv[] = { "pmu-stat", "--json", "-o", "/tmp/s.json", "--preset", "ipc", "--", "pmu-spin",
