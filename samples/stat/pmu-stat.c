@@ -143,9 +143,10 @@ static void mean_event(const struct runs_acc *a, size_t i, unsigned int runs,
 
 /*
  * Runs the command o.repeat times, leaving the means in x (one run: its counts as they are).
- * Later runs count through the backend the first one took. A run that fails or exits non-zero
- * ends the repeats. 0, or the first failure's -errno with the reason in err; x then holds the
- * x->r.runs runs before it, as they were reported.
+ * Later runs count through the backend the first one took. A run that fails, exits non-zero
+ * or is counted only in part (r.incomplete) ends the repeats. 0, or the first failure's
+ * -errno with the reason in err; x then holds the x->r.runs runs before it, as they were
+ * reported.
  */
 static int measure_runs(struct run *x, char *err, size_t errlen)
 {
@@ -198,7 +199,7 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 		a->elapsed += (double)x->r.elapsed_ns;
 		a->elapsed_sq += (double)x->r.elapsed_ns * (double)x->r.elapsed_ns;
 		a->runs++;
-		if (stat_exit_code(x->r.wait_status))
+		if (stat_exit_code(x->r.wait_status) || x->r.incomplete[0])
 			break;
 	}
 	if (x->o.repeat > 1 && a->runs) {
@@ -280,14 +281,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		if (x->r.exec_errno)
 			return x->r.exec_errno == ENOENT ? STAT_EXIT_NOTFOUND : STAT_EXIT_NOEXEC;
-		/* A command cut short by a failed reconfiguration still has a status. */
-		return x->r.elapsed_ns ? stat_exit_code(x->r.wait_status) : STAT_EXIT_SETUP;
+		/* The command never ran: a failure of ours, never a status of its. */
+		return x->r.usage_error ? STAT_EXIT_USAGE : STAT_EXIT_SETUP;
 	}
 	/* A later run that could not be counted: the runs before it are still reported. */
 	failed = ret != 0;
 	if (failed)
 		fprintf(stderr, "pmu-stat: run %u of %llu: %s; reporting the %u before it\n",
 			x->r.runs + 1, (unsigned long long)x->o.repeat, err, x->r.runs);
+	/* A run counted in part is reported too, and is a failure of ours all the same. */
+	failed |= x->r.incomplete[0] != '\0';
 	code = stat_exit_code(x->r.wait_status);
 	if (out[0])
 		ret = write_file(out[0], x->o.output, "report", write_report, x);
@@ -297,6 +300,8 @@ int main(int argc, char **argv)
 		ret |= write_file(out[1], x->o.periods_file, "period file", write_periods, x);
 	if (out[2])
 		ret |= write_file(out[2], x->o.plot_file, "plot", write_plot, x);
+	if (x->r.incomplete[0])
+		fprintf(stderr, "pmu-stat: counting incomplete: %s\n", x->r.incomplete);
 	stat_periods_free(&x->r.periods);
 	free(x);
 	/*

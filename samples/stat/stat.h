@@ -166,7 +166,13 @@ void stat_periods_free(struct stat_periods *p);
 struct stat_result {
 	enum stat_backend backend;
 	int exec_errno;			/* the command could not be executed: errno */
-	char backend_desc[200];		/* what was counted, for the report */
+	bool usage_error;		/* the failure is the command line's: exit STAT_EXIT_USAGE */
+	/*
+	 * Counting went wrong while the command ran (it ran on to its end): why, also in
+	 * backend_desc. The report holds what was counted; pmu-stat then exits 1.
+	 */
+	char incomplete[200];
+	char backend_desc[400];		/* what was counted, for the report */
 	char fallback[400];		/* why auto did not take a counting backend */
 	char timer[96];
 	int module_cpu;			/* module: the counted CPU */
@@ -224,7 +230,8 @@ int stat_exit_code(int wait_status);
 
 /*
  * Opens the backend for the workload, releases it, measures until it exits. 0, or -errno
- * with a message in err (the child is then aborted, never run half-configured).
+ * with a message in err (the child is then aborted, never run half-configured). Once the
+ * command runs it is never cut short: what goes wrong then is told in r->incomplete.
  */
 int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct stat_sys *sys,
 		 struct stat_result *r, char *err, size_t errlen);

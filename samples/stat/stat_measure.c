@@ -520,7 +520,9 @@ static void module_read(struct module_state *m, const struct stat_setup *s, unsi
 	}
 }
 
-static int module_configure(struct module_state *m, const struct stat_setup *s, unsigned int set)
+/* Configures set, or when only >= 0 that one event of it alone (a diagnosis, never read). */
+static int module_configure_events(struct module_state *m, const struct stat_setup *s,
+				   unsigned int set, long only)
 {
 	struct pmuser_config cfg;
 	size_t i;
@@ -533,12 +535,14 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 	for (i = 0; i < s->nr_events; i++) {
 		if (s->ev[i].set != set || !s->ev[i].supported)
 			continue;
+		if (only >= 0 && i != (size_t)only)
+			continue;
 		cfg.events[cfg.nr_events].event = s->ev[i].spec.event;
 		cfg.events[cfg.nr_events].flags = event_mode(s->ev[i].spec.flags);
 		cfg.nr_events++;
 	}
 	ret = pmuser_device_configure(m->fd, &cfg);
-	if (ret)
+	if (ret || only >= 0)
 		return ret;
 	for (i = 0, cfg.nr_events = 0; i < s->nr_events; i++)
 		if (s->ev[i].set == set && s->ev[i].supported) {
@@ -546,6 +550,51 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 			m->hw[i] = cfg.events[cfg.nr_events++].hw_counter;
 		}
 	return 0;
+}
+
+static int module_configure(struct module_state *m, const struct stat_setup *s, unsigned int set)
+{
+	return module_configure_events(m, s, set, -1);
+}
+
+/*
+ * The event perf places on the cycle counter, which the module's own cycle count holds:
+ * it cannot be counted beside it (the report's cycles line is that count).
+ */
+#if defined(__aarch64__)
+#define STAT_CYCLES_EVENT	0x11	/* ARMv8 CPU_CYCLES */
+#else
+#define STAT_CYCLES_EVENT	0xff	/* ARMv6/v7 perf's cycle counter event */
+#endif
+
+/*
+ * Why set cannot be configured (ret): an event that cannot be placed even alone is named,
+ * and when it is the cycle counter's event that is a usage problem (r->usage_error).
+ */
+static int module_set_fail(struct module_state *m, const struct stat_setup *s,
+			   struct stat_result *r, unsigned int set, int ret, char *err,
+			   size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; ret == -EBUSY && i < s->nr_events; i++) {
+		const struct stat_event *e = &s->ev[i];
+
+		if (e->set != set || !e->supported ||
+		    module_configure_events(m, s, set, (long)i) != -EBUSY)
+			continue;
+		if (e->spec.event == STAT_CYCLES_EVENT) {
+			r->usage_error = true;
+			return stat_fail(-EINVAL, err, errlen,
+				    "module backend: event %s (0x%x) cannot be counted: perf places it on the cycle counter, which the module's own cycle count already holds (it is reported as cycles); leave %s out",
+				    e->name, e->spec.event, e->name);
+		}
+		return stat_fail(ret, err, errlen,
+			    "module backend: event set %u: event %s (0x%x) cannot be placed on CPU %d: %s (perf has no counter for it; another perf user?)",
+			    set, e->name, e->spec.event, m->cpu, strerror(-ret));
+	}
+	return stat_fail(ret, err, errlen, "module backend: configuring event set %u on CPU %d: %s",
+			 set, m->cpu, strerror(-ret));
 }
 
 /*
@@ -669,19 +718,22 @@ static void module_period_end(struct module_state *m, struct stat_setup *s,
 }
 
 /*
- * The module backend's start: the first set configured, reads granted and proven on the
- * command's CPU, the result described, while the command waits to be released.
+ * The module backend's start, while the command waits to be released: every set of the
+ * rotation configured once (the first last, as it counts first), so a set perf cannot place
+ * is found before the command runs; reads granted and proven on the command's CPU; the
+ * result described.
  */
 static int module_start(struct module_state *m, const struct stat_opts *o, struct stat_setup *s,
 			struct stat_result *r, char *err, size_t errlen)
 {
-	unsigned int set = m->rotation[0];
+	unsigned int set = m->rotation[0], k;
 	int ret;
 
-	ret = module_configure(m, s, set);
-	if (ret)
-		return stat_fail(ret, err, errlen, "module backend: configuring CPU %d: %s", m->cpu,
-				 strerror(-ret));
+	for (k = m->nr_rotation; k-- > 0;) {
+		ret = module_configure(m, s, m->rotation[k]);
+		if (ret)
+			return module_set_fail(m, s, r, m->rotation[k], ret, err, errlen);
+	}
 	ret = pmuser_device_grant(m->fd, 0);
 	if (ret || !module_probe(m, s, set))
 		return stat_fail(ret ? ret : -EPERM, err, errlen,
@@ -702,15 +754,45 @@ static int module_start(struct module_state *m, const struct stat_opts *o, struc
 }
 
 /*
- * Periods until the command ends, each set counting for one in turn. The command runs
- * released; a set that cannot be configured ends it, and it is reported uncounted.
+ * A set that configured before the run fails now (another perf user took counters): the
+ * command runs on, the set that counted goes on counting alone, and r->incomplete says so.
+ * false when not even that set is back: nothing is counted from then on.
  */
-static int module_periods(struct module_state *m, const struct stat_opts *o, struct stat_setup *s,
-			  struct stat_result *r, struct stat_child *ch, uint64_t t0, char *err,
-			  size_t errlen)
+static bool module_stuck(struct module_state *m, const struct stat_setup *s,
+			 struct stat_result *r, unsigned int set, unsigned int failed, int ret,
+			 uint64_t t)
+{
+	bool back = !module_configure(m, s, set);
+	char then[64];
+	size_t n;
+
+	if (back)
+		snprintf(then, sizeof(then), "set %u counted alone from then on", set);
+	else
+		snprintf(then, sizeof(then), "nothing was counted from then on");
+	snprintf(r->incomplete, sizeof(r->incomplete),
+		 "event set %u could not be configured %.3f s into the run (%s): %s",
+		 failed, (double)t / 1e9, strerror(-ret), then);
+	n = strlen(r->backend_desc);
+	snprintf(r->backend_desc + n, sizeof(r->backend_desc) - n, "; INCOMPLETE: %s",
+		 r->incomplete);
+	if (back)
+		module_zero(m);
+	return back;
+}
+
+/*
+ * Periods until the command ends, each set counting for one in turn. The command runs
+ * released and is never cut short: a set that cannot be configured any more stops the
+ * rotation (module_stuck()).
+ */
+static void module_periods(struct module_state *m, const struct stat_opts *o,
+			   struct stat_setup *s, struct stat_result *r, struct stat_child *ch,
+			   uint64_t t0)
 {
 	uint64_t period_ns = (uint64_t)o->interval_ms * 1000000, start = t0, now;
-	unsigned int turn = 0, set = m->rotation[0];
+	unsigned int turn = 0, set = m->rotation[0], next;
+	bool rotate = m->nr_rotation > 1;
 	int ret, done;
 
 	for (;;) {
@@ -726,22 +808,26 @@ static int module_periods(struct module_state *m, const struct stat_opts *o, str
 			continue;
 		module_period_end(m, s, r, set, now - t0, now - start);
 		if (done)
-			return 0;
+			return;
 		/* The next set counts from inside CONFIGURE on: its period starts there. */
 		start = now_ns();
-		if (m->nr_rotation > 1) {
+		if (!rotate)
+			continue;
+		next = m->rotation[(turn + 1) % m->nr_rotation];
+		ret = module_configure(m, s, next);
+		if (!ret) {
 			turn = (turn + 1) % m->nr_rotation;
-			set = m->rotation[turn];
-			ret = module_configure(m, s, set);
-			if (ret) {
-				kill(ch->pid, SIGKILL);
-				while (!stat_child_wait(ch, 1000000000ULL))
-					;
-				return stat_fail(ret, err, errlen, "module backend: reconfiguring: %s",
-						 strerror(-ret));
-			}
+			set = next;
 			module_zero(m);
+			continue;
 		}
+		rotate = false;
+		if (!module_stuck(m, s, r, set, next, ret, now_ns() - t0)) {
+			while (!stat_child_wait(ch, 1000000000ULL))
+				;
+			return;
+		}
+		start = now_ns();
 	}
 }
 
@@ -802,10 +888,9 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 	ret = release(&ch, r, err, errlen);
 	if (ret)
 		goto out;
-	ret = module_periods(m, o, s, r, &ch, t0, err, errlen);
+	module_periods(m, o, s, r, &ch, t0);
 	finish(&ch, r, t0);
-	if (!ret)
-		module_scale(m, s, r);
+	module_scale(m, s, r);
 out:
 	pmuser_page_unmap(&m->page);
 	if (m->fd >= 0)

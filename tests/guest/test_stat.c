@@ -33,10 +33,9 @@
 #define SPIN_ARG	"25000000"
 #define STAT_ROWS_MAX	32
 
-/* Runs argv with stdout and stderr into OUT_FILE; returns the wait status. */
-static int run(char *const argv[])
+/* Starts argv with stdout and stderr into OUT_FILE; returns its pid. */
+static pid_t start(char *const argv[])
 {
-	int status = -1;
 	pid_t pid;
 
 	fflush(NULL);
@@ -51,6 +50,15 @@ static int run(char *const argv[])
 		execvp(argv[0], argv);
 		_exit(99);
 	}
+	return pid;
+}
+
+/* Runs argv with stdout and stderr into OUT_FILE; returns the wait status. */
+static int run(char *const argv[])
+{
+	int status = -1;
+	pid_t pid = start(argv);
+
 	if (pid < 0)
 		return -1;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -419,6 +427,125 @@ TEST(module_tdm_scales)
 	/* The cycle counter runs in every set; under -icount a cycle is an instruction. */
 	if (getenv("PMUSER_ICOUNT_EXACT"))
 		EXPECT_GT(0.005, fabs(rel((double)cyc.raw, full)));
+}
+
+/*
+ * Every set of the rotation is configured before the command runs. ARMv8 perf places
+ * CPU_CYCLES on the cycle counter the module's own cycles hold: a set with it is refused up
+ * front, naming that cause, as a usage problem, and the command never starts (it used to be
+ * found at the first rotation, mid-run, and the command killed: exit 137, no report).
+ * Elsewhere CPU_CYCLES takes an event counter: the rotation counts the whole command.
+ */
+TEST(module_every_set_checked_before_the_run)
+{
+	char *argv[] = { "pmu-stat", "--backend", "module", "-I", "10", "-e", "inst_retired",
+			 "-e", "cpu_cycles", "--csv", "-o", CSV_FILE, "--", "sh", "-c",
+			 "pmu-spin 100000000 && touch " MARKER, NULL };
+	double full = 2.0 * 100000000;
+	struct csv_row row;
+	int code;
+
+	REQUIRE_COUNTING();
+	unlink(MARKER);
+	code = exit_code(run(argv));
+#if defined(__aarch64__)
+	EXPECT_EQ(2, code);
+	EXPECT_TRUE(output_has("CPU_CYCLES (0x11) cannot be counted"));
+	EXPECT_TRUE(output_has("cycle counter"));
+	EXPECT_FALSE(file_exists(MARKER));
+#else
+	ASSERT_EQ(0, code);
+	EXPECT_TRUE(file_exists(MARKER));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &row, 1));
+	ksft_print_msg("module rotation: INST_RETIRED raw %llu duty %.3f scaled %.0f (%+.3f %% of full time)\n",
+		       row.raw, row.duty, row.scaled, 100 * rel(row.scaled, full));
+	EXPECT_GT(0.9, row.duty);
+	EXPECT_GT(0.02, fabs(rel(row.scaled, full)));
+#endif
+	(void)full;
+	(void)row;
+}
+
+/*
+ * Another perf user takes counters on the module's CPU mid-run (pinned events of this
+ * program's, re-enabled until perf places them while the small set counts): the large set
+ * that configured before the run cannot be configured any more. The command runs on to its
+ * end (it used to be killed: exit 137, no report), the small set counts alone from then on and
+ * scales to the full count, the report is written and says so, and pmu-stat exits 1.
+ */
+TEST(module_lost_set_keeps_counting)
+{
+	unsigned int n = cpu0_counters(), i, attempt;
+	char spec[256] = "", *argv[] = { "pmu-stat", "--backend", "module", "-C", "0", "-I", "10",
+					 "-e", "inst_retired", "-e", spec, "--csv", "-o",
+					 CSV_FILE, "--", "sh", "-c",
+					 "touch " MARKER ".started && pmu-spin 300000000 && touch "
+					 MARKER, NULL };
+	struct timespec ms = { 0, 1000 * 1000 };
+	double full = 2.0 * 300000000;
+	bool incomplete = false;
+	struct csv_row row;
+	int fd[32], status = -1;
+	cpu_set_t all;
+
+	REQUIRE_COUNTING();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "the other perf user runs beside pmu-stat, on CPU 1");
+	ASSERT_LT(1, n);
+	ASSERT_GE(32U, n);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	for (i = 0; i < n; i++)
+		strcat(spec, i ? ",inst_retired" : "inst_retired");
+	/* Perf places the other user's events at its own pace: a few tries at most. */
+	for (attempt = 0; attempt < 3 && !incomplete; attempt++) {
+		struct perf_event_attr pa;
+		unsigned int waited = 0;
+		pid_t pid;
+
+		unlink(MARKER);
+		unlink(MARKER ".started");
+		/* pmu-stat leaves with every CPU allowed; this program then moves off its CPU. */
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+		pid = start(argv);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(0, pmuser_thread_pin(1));
+		while (!file_exists(MARKER ".started") && waited++ < 30000 &&
+		       !waitpid(pid, &status, WNOHANG))
+			nanosleep(&ms, NULL);
+		memset(&pa, 0, sizeof(pa));
+		pa.size = sizeof(pa);
+		pa.type = PERF_TYPE_HARDWARE;
+		pa.config = PERF_COUNT_HW_INSTRUCTIONS;
+		pa.exclude_kernel = 1;
+		pa.pinned = 1;
+		/* One counter fewer than the CPU has: the large set no longer fits, the small does. */
+		for (i = 0; i + 1 < n; i++) {
+			fd[i] = (int)syscall(SYS_perf_event_open, &pa, -1, 0, -1,
+					     PERF_FLAG_FD_CLOEXEC);
+			ASSERT_LE(0, fd[i]) TH_LOG("perf_event_open: %s", strerror(errno));
+		}
+		while (!waitpid(pid, &status, WNOHANG)) {
+			for (i = 0; i + 1 < n; i++)
+				ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+			nanosleep(&ms, NULL);
+		}
+		for (i = 0; i + 1 < n; i++)
+			close(fd[i]);
+		incomplete = output_contains("counting incomplete");
+		if (!incomplete)
+			ksft_print_msg("try %u: exit status %d, the large set always found its counters\n",
+				       attempt, exit_code(status));
+	}
+	unlink(MARKER ".started");
+	ASSERT_TRUE(output_has("counting incomplete"));
+	EXPECT_EQ(1, exit_code(status));
+	EXPECT_TRUE(file_exists(MARKER));
+	EXPECT_TRUE(output_has("set 0 counted alone from then on"));
+	/* The small set is the first INST_RETIRED row; the large set's copies follow. */
+	ASSERT_LE(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &row, 1));
+	ksft_print_msg("set 0 counting on alone: raw %llu duty %.3f scaled %.0f (%+.3f %% of full time)\n",
+		       row.raw, row.duty, row.scaled, 100 * rel(row.scaled, full));
+	EXPECT_GT(0.02, fabs(rel(row.scaled, full)));
 }
 
 /* Per-period rows add up to the totals; the plot has a panel per event. */
