@@ -179,7 +179,8 @@ static void notes(FILE *f)
 		fprintf(f, "%s%s", i ? ", " : " ", presets[i].name);
 	fprintf(f,
 		"\nExit status: the command's (128 + signal if it was killed); 1 counters could not be\n"
-		"set up, 2 bad usage, 126 command not executable, 127 command not found.\n");
+		"set up (or, the report written, counting stopped part-way), 2 bad usage, 126 command\n"
+		"not executable, 127 command not found.\n");
 }
 
 int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen)
