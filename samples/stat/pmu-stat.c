@@ -218,6 +218,20 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 	return ret;
 }
 
+/* Whether every CPU -C names is one pmu-stat may run on: false after saying which is not. */
+static bool cpus_available(const struct run *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < x->o.nr_cpus; i++)
+		if (!stat_sys_has_cpu(&x->sys, x->o.cpus[i])) {
+			fprintf(stderr, "pmu-stat: -C: CPU %d is not online or not allowed for pmu-stat\n",
+				x->o.cpus[i]);
+			return false;
+		}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct run *x = calloc(1, sizeof(*x));
@@ -240,12 +254,8 @@ int main(int argc, char **argv)
 		return STAT_EXIT_USAGE;
 	}
 	stat_sys_collect(&x->sys);
-	for (i = 0; i < (int)x->o.nr_cpus; i++)
-		if (!stat_sys_has_cpu(&x->sys, x->o.cpus[i])) {
-			fprintf(stderr, "pmu-stat: -C: CPU %d is not online or not allowed for pmu-stat\n",
-				x->o.cpus[i]);
-			return STAT_EXIT_USAGE;
-		}
+	if (!cpus_available(x))
+		return STAT_EXIT_USAGE;
 	/* Presets split into sets the CPU's counters hold; the device says how many. */
 	ret = stat_setup_events(&x->o, stat_sys_midr(&x->sys),
 				x->sys.have_cpu_info ? x->sys.cpu_info.nr_counters : 0, &x->s, err,
