@@ -363,14 +363,19 @@ TEST(instructions_module_backend)
 	check_instructions(_metadata, "module");
 }
 
-/* More INST_RETIRED copies than counters: perf multiplexes; each scales to the full count. */
-TEST(perf_multiplexing_scales)
+/*
+ * counters + extra INST_RETIRED copies on CPU 0: perf multiplexes them and each scales to the
+ * full count, per CPU too with per_cpu.
+ */
+static void multiplexed_copies(struct __test_metadata *_metadata, unsigned int extra,
+			       bool per_cpu)
 {
-	unsigned int n = cpu0_counters() + 2, i, multiplexed = 0;
-	char spec[256] = "", *argv[] = { "pmu-stat", "--backend", "perf", "-C", "0", "-e", spec,
-					 "--csv", "-o", CSV_FILE, "--", "pmu-spin", "50000000",
-					 NULL };
-	struct csv_row rows[STAT_ROWS_MAX];
+	unsigned int n = cpu0_counters() + extra, i, multiplexed = 0;
+	/* Without per_cpu, the command line from argv[1] on, which then names the tool. */
+	char spec[256] = "", *argv[] = { "pmu-stat", "--per-cpu", "--backend", "perf", "-C", "0",
+					 "-e", spec, "--csv", "-o", CSV_FILE, "--", "pmu-spin",
+					 "50000000", NULL };
+	struct csv_row rows[STAT_ROWS_MAX], all[STAT_ROWS_MAX];
 	double full = 2.0 * 50000000;
 
 	REQUIRE_COUNTING();
@@ -378,18 +383,32 @@ TEST(perf_multiplexing_scales)
 	ASSERT_GE(STAT_ROWS_MAX, n);
 	for (i = 0; i < n; i++)
 		strcat(spec, i ? ",inst_retired" : "inst_retired");
-	ASSERT_EQ(0, exit_code(run(argv)));
-	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "all", rows, STAT_ROWS_MAX));
+	if (!per_cpu)
+		argv[1] = argv[0];
+	ASSERT_EQ(0, exit_code(run(argv + !per_cpu)));
+	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "all", all, STAT_ROWS_MAX));
+	if (per_cpu)
+		ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "0", rows, STAT_ROWS_MAX));
 	for (i = 0; i < n; i++) {
-		if (rows[i].duty < 0.99)
+		if (all[i].duty < 0.99)
 			multiplexed++;
-		ksft_print_msg("perf copy %u: raw %llu duty %.3f scaled %.0f (%+.3f %% of full time)\n",
-			       i, rows[i].raw, rows[i].duty, rows[i].scaled,
-			       100 * rel(rows[i].scaled, full));
+		ksft_print_msg("copy %u: duty %.3f scaled %.0f (%+.3f %% of full time)\n", i,
+			       all[i].duty, all[i].scaled, 100 * rel(all[i].scaled, full));
+		EXPECT_GT(0.02, fabs(rel(all[i].scaled, full)));
+		if (!per_cpu)
+			continue;
+		ksft_print_msg("  CPU 0: raw %llu scaled %.0f (%+.3f %% of full time)\n",
+			       rows[i].raw, rows[i].scaled, 100 * rel(rows[i].scaled, full));
 		EXPECT_GT(0.02, fabs(rel(rows[i].scaled, full)));
 	}
 	EXPECT_LT(0U, multiplexed) TH_LOG("%u events on %u counters were never multiplexed", n,
-					  n - 2);
+					  n - extra);
+}
+
+/* More INST_RETIRED copies than counters: perf multiplexes; each scales to the full count. */
+TEST(perf_multiplexing_scales)
+{
+	multiplexed_copies(_metadata, 2, false);
 }
 
 /*
@@ -672,32 +691,7 @@ TEST(per_cpu_sums)
  */
 TEST(per_cpu_multiplexing_scales)
 {
-	unsigned int n = cpu0_counters() + 1, i, multiplexed = 0;
-	char spec[256] = "", *argv[] = { "pmu-stat", "--backend", "perf", "-C", "0", "--per-cpu",
-					 "-e", spec, "--csv", "-o", CSV_FILE, "--", "pmu-spin",
-					 "50000000", NULL };
-	struct csv_row rows[STAT_ROWS_MAX], all[STAT_ROWS_MAX];
-	double full = 2.0 * 50000000;
-
-	REQUIRE_COUNTING();
-	ASSERT_LT(2, n);
-	ASSERT_GE(STAT_ROWS_MAX, n);
-	for (i = 0; i < n; i++)
-		strcat(spec, i ? ",inst_retired" : "inst_retired");
-	ASSERT_EQ(0, exit_code(run(argv)));
-	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "0", rows, STAT_ROWS_MAX));
-	ASSERT_EQ((int)n, csv_rows(CSV_FILE, "INST_RETIRED", "all", all, STAT_ROWS_MAX));
-	for (i = 0; i < n; i++) {
-		if (all[i].duty < 0.99)
-			multiplexed++;
-		ksft_print_msg("per-CPU copy %u: CPU 0 raw %llu scaled %.0f (%+.3f %% of full time); all: duty %.3f scaled %.0f\n",
-			       i, rows[i].raw, rows[i].scaled, 100 * rel(rows[i].scaled, full),
-			       all[i].duty, all[i].scaled);
-		EXPECT_GT(0.02, fabs(rel(rows[i].scaled, full)));
-		EXPECT_GT(0.02, fabs(rel(all[i].scaled, full)));
-	}
-	EXPECT_LT(0U, multiplexed) TH_LOG("%u events on %u counters were never multiplexed", n,
-					  n - 1);
+	multiplexed_copies(_metadata, 1, true);
 }
 
 TEST(json_report)
