@@ -27,6 +27,11 @@ void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci);
 /* Maps the counter page read-only. */
 int pmuser_counters_mmap(struct vm_area_struct *vma);
 /*
+ * The hardware counters of this CPU that hold pmuser's own SW_INCR events right now: the
+ * only ones SWINC may write. Called with interrupts off, so perf moves none before the write.
+ */
+u32 pmuser_counters_swinc_mask(void);
+/*
  * Inline read authorisation (pmuser_access.c). The counters part calls it, never the other
  * way round: it reports switches, hotplug and whether its counters are live on a CPU.
  */

@@ -146,18 +146,38 @@ static struct preempt_ops pmuser_hook_ops = {
 	.sched_out = pmuser_hook_sched_out,
 };
 
-/* On the granted thread itself. */
-static void pmuser_hook_add(struct pmuser_grant *g)
+/*
+ * A grant's reference on the scheduler's preempt notifiers, taken and dropped with no pmuser
+ * lock held: the static key behind them takes cpus_read_lock(), which CONFIGURE holds while
+ * it takes pmuser_grants_lock (pmuser_access_counters_gone()).
+ */
+static void pmuser_hook_get(void)
 {
 	preempt_notifier_inc();
 	atomic_inc(&pmuser_hook_users);
+}
+
+static void pmuser_hook_put(unsigned int n)
+{
+	for (; n; n--) {
+		preempt_notifier_dec();
+		atomic_dec(&pmuser_hook_users);
+	}
+}
+
+/* On the granted thread itself, its reference taken (pmuser_hook_get()). */
+static void pmuser_hook_add(struct pmuser_grant *g)
+{
 	preempt_notifier_init(&g->exit_hook, &pmuser_hook_ops);
 	preempt_disable();
 	preempt_notifier_register(&g->exit_hook);
 	preempt_enable();
 }
 
-/* Whether the grant may be freed now; if not, the hook frees it when its thread dies. */
+/*
+ * Whether the grant may be freed now, and its reference dropped (pmuser_hook_put(), with no
+ * lock held); if not, the hook frees it when its thread dies.
+ */
 static bool pmuser_hook_remove(struct pmuser_grant *g)
 {
 	unsigned long flags;
@@ -168,9 +188,11 @@ static bool pmuser_hook_remove(struct pmuser_grant *g)
 		preempt_notifier_unregister(&g->exit_hook);
 		/*
 		 * Released by the thread itself, maybe from do_exit() closing its files: the hook
-		 * is gone before the last switch-out, so close this CPU now (interrupts are off).
+		 * is gone before the last switch-out, so close this CPU now (interrupts are off),
+		 * unless perf grants the thread reads for its own events (the anchor is gone).
 		 */
-		pmuser_hw_userenr_write(0);
+		if (!pmuser_compat_task_perf_user(current))
+			pmuser_hw_userenr_write(0);
 	} else if (!g->task_dead) {
 		/* Only the thread itself may unlink its notifier. */
 		g->detached = true;
@@ -178,10 +200,6 @@ static bool pmuser_hook_remove(struct pmuser_grant *g)
 		free_now = false;
 	}
 	raw_spin_unlock_irqrestore(&pmuser_hook_lock, flags);
-	if (free_now) {
-		preempt_notifier_dec();
-		atomic_dec(&pmuser_hook_users);
-	}
 	return free_now;
 }
 
@@ -198,6 +216,14 @@ static void pmuser_hook_exit(void)
 		preempt_notifier_dec();
 }
 #else
+static void pmuser_hook_get(void)
+{
+}
+
+static void pmuser_hook_put(unsigned int n)
+{
+}
+
 static void pmuser_hook_add(struct pmuser_grant *g)
 {
 }
@@ -242,12 +268,15 @@ static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
 	return NULL;
 }
 
-static void pmuser_grant_free(struct pmuser_grant *g)
+/* Under pmuser_grants_lock: the count of notifier references to drop once it is released. */
+static unsigned int pmuser_grant_free(struct pmuser_grant *g)
 {
 	list_del(&g->node);
 	perf_event_release_kernel(g->anchor);
-	if (pmuser_hook_remove(g))
-		pmuser_grant_kfree(g);
+	if (!pmuser_hook_remove(g))
+		return 0;
+	pmuser_grant_kfree(g);
+	return 1;
 }
 
 /* Whether pmuser's counters are live on each CPU, as the counters part reports it. */
@@ -286,12 +315,13 @@ int pmuser_access_grant(struct file *file, u32 flags)
 		.inherit = !!(flags & PMUSER_ACCESS_PROCESS),
 	};
 	struct pmuser_grant *g;
+	unsigned int put = 0;
 	int ret = 0;
 
 	/*
-	 * The anchor is created before pmuser_grants_lock is taken: perf may enable a static
-	 * key for it, which takes cpus_read_lock(), while CONFIGURE holds that and then waits
-	 * for pmuser_grants_lock (pmuser_access_counters_gone()).
+	 * The anchor and the notifier reference are made before pmuser_grants_lock is taken:
+	 * both may enable a static key, which takes cpus_read_lock(), while CONFIGURE holds
+	 * that and then waits for pmuser_grants_lock (pmuser_access_counters_gone()).
 	 */
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
@@ -301,6 +331,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 		ret = PTR_ERR(g->anchor);
 		goto err_free;
 	}
+	pmuser_hook_get();
 	mutex_lock(&pmuser_grants_lock);
 	if (pmuser_grant_find(current))
 		goto err_granted;
@@ -310,15 +341,17 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	list_add(&g->node, &pmuser_grants);
 	if (!pmuser_grant_effective()) {
 		pr_warn_ratelimited("pmuser: inline reads need sysctl kernel.perf_user_access=1\n");
-		pmuser_grant_free(g);
+		put = pmuser_grant_free(g);
 		ret = -EPERM;
 	}
 	mutex_unlock(&pmuser_grants_lock);
+	pmuser_hook_put(put);
 	return ret;
 
 err_granted:
 	/* Granted already: the grant in place stays. */
 	mutex_unlock(&pmuser_grants_lock);
+	pmuser_hook_put(1);
 	perf_event_release_kernel(g->anchor);
 err_free:
 	kfree(g);
@@ -328,19 +361,25 @@ err_free:
 int pmuser_access_revoke(struct file *file, u32 flags)
 {
 	struct pmuser_grant *g;
+	unsigned int put = 0;
 	int ret = 0;
 
 	mutex_lock(&pmuser_grants_lock);
 	g = pmuser_grant_find(current);
 	if (g && g->file == file)
-		pmuser_grant_free(g);
+		put = pmuser_grant_free(g);
 	else
 		ret = -ENOENT;
 	mutex_unlock(&pmuser_grants_lock);
-	/* perf leaves the register alone when no event is live on this CPU: close it here. */
+	pmuser_hook_put(put);
+	/*
+	 * perf leaves the register alone when no event is live on this CPU: close it here,
+	 * unless perf grants this thread reads for its own events.
+	 */
 	if (!ret) {
 		preempt_disable();
-		pmuser_hw_userenr_write(0);
+		if (!pmuser_compat_task_perf_user(current))
+			pmuser_hw_userenr_write(0);
 		preempt_enable();
 	}
 	return ret;
@@ -349,12 +388,14 @@ int pmuser_access_revoke(struct file *file, u32 flags)
 void pmuser_access_release(struct file *file)
 {
 	struct pmuser_grant *g, *tmp;
+	unsigned int put = 0;
 
 	mutex_lock(&pmuser_grants_lock);
 	list_for_each_entry_safe(g, tmp, &pmuser_grants, node)
 		if (g->file == file)
-			pmuser_grant_free(g);
+			put += pmuser_grant_free(g);
 	mutex_unlock(&pmuser_grants_lock);
+	pmuser_hook_put(put);
 }
 
 /*

@@ -190,6 +190,26 @@ static bool pmuser_event_placed(struct perf_event *event)
 	       !(hwc->state & PERF_HES_STOPPED) && hwc->interrupts != PMUSER_PERF_THROTTLED;
 }
 
+/* The architecture's SW_INCR event number (ARMv6 has none; PMUSER_HAS_SWINC says so). */
+#define PMUSER_EVENT_SW_INCR	0x00
+
+u32 pmuser_counters_swinc_mask(void)
+{
+	const struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	unsigned int slot;
+	u32 mask = 0;
+
+	lockdep_assert_irqs_disabled();
+	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+		struct perf_event *event = READ_ONCE(pc->ctr[slot].event);
+
+		if (event && event->attr.type == PERF_TYPE_RAW &&
+		    event->attr.config == PMUSER_EVENT_SW_INCR && pmuser_event_placed(event))
+			mask |= BIT(pmuser_compat_idx_to_hw(event->hw.idx));
+	}
+	return mask;
+}
+
 /*
  * Give the event one long period through perf's stop and start, leave its remaining period
  * at 0 (so perf's next start of it loads all ones), and publish it. On the event's CPU with

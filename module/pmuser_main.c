@@ -255,6 +255,12 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 	if (ret)
 		goto out;
 	ret = pmuser_copy_out(uarg, cfg, sizeof(*cfg), usize);
+	if (ret) {
+		/* The caller learns where its counters are, or holds none: no half success. */
+		cpus_read_lock();
+		pmuser_counters_release(file);
+		cpus_read_unlock();
+	}
 out:
 	kfree(cpus);
 	kfree(cfg);
@@ -337,7 +343,11 @@ static int pmuser_ioctl_swinc(void __user *uarg)
 		return -EINVAL;
 	if (!PMUSER_HAS_SWINC)
 		return -EOPNOTSUPP;
-	/* Every write on one CPU, preemptible between chunks (bounded latency, RT too). */
+	/*
+	 * Every write on one CPU, interrupts off for each chunk (bounded latency, RT too): the
+	 * counters are checked in the same section as the writes, so only pmuser's own SW_INCR
+	 * counters are written, never one perf moved to another user in between.
+	 */
 	migrate_disable();
 	req.cpu = raw_smp_processor_id();
 	if (req.mask >= BIT(pmuser_hw_nr_counters())) {
@@ -345,11 +355,18 @@ static int pmuser_ioctl_swinc(void __user *uarg)
 		goto out;
 	}
 	for (done = 0; done < req.count; done += n) {
+		unsigned long flags;
+
 		n = min_t(u32, req.count - done, PMUSER_SWINC_CHUNK);
-		preempt_disable();
+		local_irq_save(flags);
+		if (req.mask & ~pmuser_counters_swinc_mask()) {
+			local_irq_restore(flags);
+			ret = done ? -EAGAIN : -EBUSY;
+			goto out;
+		}
 		for (i = 0; i < n; i++)
 			pmuser_hw_swinc(req.mask);
-		preempt_enable();
+		local_irq_restore(flags);
 		cond_resched();
 	}
 out:

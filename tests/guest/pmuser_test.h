@@ -4,6 +4,7 @@
 #define PMUSER_TEST_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -161,6 +162,22 @@ static inline uint64_t width_mask(unsigned int bits)
 #else
 #define COUNT_DEFAULT PMUSER_COUNT_USER
 #endif
+
+/* Takes CPU cpu offline (on 0) or online: 0, or -errno. */
+static inline int set_cpu_online(unsigned int cpu, int on)
+{
+	char path[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, on ? "1" : "0", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
 
 /* Fill cfg to hold the cycle counter (optional) and the given events, user mode if possible. */
 static inline void config_events(struct pmuser_config *cfg, int cycles, const uint32_t *ev,

@@ -31,18 +31,6 @@ struct hp_shared {
 	struct hp_reader r[2];
 };
 
-static int set_online(int on)
-{
-	int fd = open(CPU1_ONLINE, O_WRONLY), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, on ? "1" : "0", 1) != 1)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * One loop judged (loop_judge(): no switch, same CPU and page) and tallied; a loop during
  * which CPU 1 went down or came up does not count.
@@ -139,7 +127,7 @@ FIXTURE_SETUP(hotplug)
 
 FIXTURE_TEARDOWN(hotplug)
 {
-	set_online(1);
+	set_cpu_online(1, 1);
 	pmuser_page_unmap(&test_page);
 	close(self->fd);
 }
@@ -170,9 +158,9 @@ TEST_F_TIMEOUT(hotplug, cpu1_offline_online_under_readers, 600)
 	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
 	for (cycle = 0; cycle < HOTPLUG_CYCLES; cycle++) {
 		__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
-		ret = set_online(0);
+		ret = set_cpu_online(1, 0);
 		if (!ret)
-			ret = set_online(1);
+			ret = set_cpu_online(1, 1);
 		__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
 		ASSERT_EQ(0, ret) TH_LOG("cycle %u: %s", cycle, strerror(-ret));
 		ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 1, &ci));

@@ -4,7 +4,9 @@
  * oversized structs with a non-zero tail, unknown flags, non-zero reserved fields, bad CPUs,
  * too many or unsupported events, unknown commands and bad pointers.
  */
+#include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 #include "kselftest_harness.h"
 #include "pmuser_test.h"
@@ -246,6 +248,162 @@ TEST_F(ioctl, bad_swinc)
 	req.mask = 1;
 	req.reserved = 1;
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req));
+}
+
+/*
+ * SWINC writes only counters that hold this configuration's SW_INCR events: with none
+ * configured, a mask naming every counter is refused and another perf user's pinned SW_INCR
+ * event on the CPU (kernel mode counted, so it would see the writes) stays at 0.
+ */
+TEST_F(ioctl, swinc_never_writes_another_users_counter)
+{
+	struct perf_event_attr attr = { .type = PERF_TYPE_RAW, .size = sizeof(attr),
+					.config = EV_SW_INCR, .pinned = 1 };
+	struct pmuser_swinc req = { .size = sizeof(req), .count = 1000 };
+	struct pmuser_cpu_info ci;
+	uint64_t before = 0, after = 0;
+	int pfd;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+	pfd = perf_open(&attr, -1, 0);
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(sizeof(before), read(pfd, &before, sizeof(before)));
+	req.mask = (1u << ci.nr_counters) - 1;
+	EXPECT_EQ(EBUSY, raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req));
+	ASSERT_EQ(sizeof(after), read(pfd, &after, sizeof(after)));
+	EXPECT_EQ(before, after);
+	close(pfd);
+}
+
+/*
+ * A CONFIGURE whose reply cannot be written (the struct is in a read-only page) fails with
+ * EFAULT and holds nothing: another file may configure right after.
+ */
+TEST_F(ioctl, configure_whose_reply_faults_holds_nothing)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct pmuser_config *ro;
+	struct pmuser_info info;
+	int other;
+
+	REQUIRE_COUNTING();
+	ro = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(ro != MAP_FAILED);
+	memcpy(ro, &self->cfg, sizeof(*ro));
+	ASSERT_EQ(0, mprotect(ro, page, PROT_READ));
+	EXPECT_EQ(EFAULT, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, ro));
+	ASSERT_EQ(0, pmuser_device_info(self->fd, &info));
+	EXPECT_EQ(0U, info.nr_events + info.cycles_held);
+	other = pmuser_device_open();
+	ASSERT_LE(0, other);
+	EXPECT_EQ(0, pmuser_device_configure(other, &self->cfg));
+	close(other);
+	munmap(ro, page);
+}
+
+/*
+ * REVOKE leaves the register alone for a thread perf grants reads for its own rdpmc event:
+ * the thread's own self-monitoring still reads the cycle counter without a trap.
+ */
+TEST_F(ioctl, revoke_leaves_perfs_own_reads)
+{
+#if defined(__aarch64__)
+	struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE, .size = sizeof(attr),
+					.config = PERF_COUNT_HW_CPU_CYCLES, .config1 = 2,
+					.exclude_kernel = 1, .exclude_hv = 1 };
+	int pfd;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	sigill_count_install();
+	pfd = perf_open(&attr, 0, -1);
+	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(errno));
+	sched_yield();
+	if (read_traps(PMUSER_HW_CYCLE))
+		SKIP(close(pfd); return, "perf grants no user reads here (perf_user_access)");
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	EXPECT_EQ(0, read_traps(PMUSER_HW_CYCLE));
+	close(pfd);
+#else
+	SKIP(return, "perf grants user reads on arm64 only");
+#endif
+}
+
+/*
+ * GRANT and REVOKE, CONFIGURE and CPU hotplug, each in a loop of its own for 20 s: every loop
+ * keeps moving. A grant's notifier reference takes cpus_read_lock() inside, which CONFIGURE
+ * holds while it waits for the grants' lock: taken under that lock, the three deadlock.
+ */
+static volatile int churn_stop;
+static volatile unsigned long churn_done[3];
+
+static void *churn_grants(void *arg)
+{
+	int fd = pmuser_device_open();
+
+	for (; !churn_stop; churn_done[0]++) {
+		pmuser_device_grant(fd, 0);
+		pmuser_device_revoke(fd, 0);
+	}
+	close(fd);
+	return arg;
+}
+
+static void *churn_configures(void *arg)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED, EV_SW_INCR };
+	struct pmuser_config cfg;
+	int fd = pmuser_device_open();
+
+	for (; !churn_stop; churn_done[1]++) {
+		config_events(&cfg, 1, ev, 1 + (churn_done[1] & 1));
+		pmuser_device_configure(fd, &cfg);
+	}
+	close(fd);
+	return arg;
+}
+
+static void *churn_hotplug(void *arg)
+{
+	for (; !churn_stop; churn_done[2]++)
+		if (set_cpu_online(1, churn_done[2] & 1))
+			break;
+	set_cpu_online(1, true);
+	return arg;
+}
+
+TEST_F_TIMEOUT(ioctl, grant_configure_and_hotplug_never_deadlock, 120)
+{
+	void *(*const fn[3])(void *) = { churn_grants, churn_configures, churn_hotplug };
+	unsigned long last[3] = { 0 };
+	unsigned int i, secs, still = 0;
+	pthread_t t[3];
+
+	REQUIRE_COUNTING();
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "CPU 1 cannot go offline here");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, fn[i], NULL));
+	for (secs = 0; secs < 20 && still < 10; secs++) {
+		bool moved = false;
+
+		sleep(1);
+		for (i = 0; i < 3; i++) {
+			moved |= churn_done[i] != last[i];
+			last[i] = churn_done[i];
+		}
+		still = moved ? 0 : still + 1;
+	}
+	TH_LOG("%u s: %lu grants, %lu configures, %lu hotplug steps", secs, churn_done[0],
+	       churn_done[1], churn_done[2]);
+	ASSERT_GT(10U, still) TH_LOG("no loop moved for %u s", still);
+	churn_stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_LT(0UL, churn_done[2]);
 }
 
 TEST_HARNESS_MAIN

@@ -193,7 +193,10 @@ struct pmuser_access {
  * PMUSER_IOC_SWINC: write PMSWINC count times with mask, on the calling CPU, from the kernel.
  * AArch64 EL0 may not write PMSWINC_EL0 under the kernel's perf driver (it grants reads only),
  * so this is how software increments are driven there. The writes are made at EL1: an SW_INCR
- * counter configured without PMUSER_COUNT_KERNEL does not count them.
+ * counter configured without PMUSER_COUNT_KERNEL does not count them. mask may name only the
+ * counters that hold this configuration's SW_INCR events on the calling CPU (-EBUSY
+ * otherwise, nothing written; -EAGAIN when perf moved one part-way, count not all written):
+ * a counter perf gave to another user is never written.
  */
 struct pmuser_swinc {
 	__u32 size;
