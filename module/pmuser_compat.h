@@ -17,11 +17,13 @@
 
 /*
  * Before 6.11 the arm PMU drivers numbered the cycle counter 0 and event counter n as n + 1;
- * since then idx is the hardware number with the cycle counter at 31.
+ * since then the PMUv3 and ARMv7 drivers use the hardware number with the cycle counter at
+ * 31. The ARMv6 driver keeps the old numbering (arm_v6_pmu.c in 6.12), and pmuser builds
+ * for ARMv6 alone where the kernel is built for it (pmuser_hw.h).
  */
 static inline u32 pmuser_compat_idx_to_hw(int idx)
 {
-#if PMUSER_KERNEL_AT_LEAST(6, 11)
+#if PMUSER_KERNEL_AT_LEAST(6, 11) && !(defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ == 6)
 	return idx == PMUSER_HW_CYCLE ? PMUSER_HW_CYCLE :
 	       idx >= 0 && idx < PMUSER_HW_CYCLE ? idx : PMUSER_HW_NONE;
 #else

@@ -469,13 +469,20 @@ static int pmuser_cpu_setup(unsigned int cpu)
 	struct pmuser_place_req req = { .zero = true };
 	struct perf_event *event;
 	bool want_cycle, on_cycle, no_irq = false;
-	unsigned int slot;
+	unsigned int k, slot;
 	u32 hw;
 	int ret;
 
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
-		struct pmuser_counter *c = &pc->ctr[slot];
+	/*
+	 * The cycle slot first: perf puts a CPU_CYCLES event on the cycle counter whenever it
+	 * is free, so an event slot asking for CPU_CYCLES gets an event counter only when the
+	 * cycle counter is taken by then.
+	 */
+	for (k = 0; k < PMUSER_NR_SLOTS; k++) {
+		struct pmuser_counter *c;
 
+		slot = (k + PMUSER_PAGE_CYCLE_SLOT) % PMUSER_NR_SLOTS;
+		c = &pc->ctr[slot];
 		if (!pmuser_slot_used(slot))
 			continue;
 		c->slot = slot;

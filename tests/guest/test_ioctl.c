@@ -278,6 +278,23 @@ TEST_F(ioctl, swinc_never_writes_another_users_counter)
 }
 
 /*
+ * CPU_CYCLES as an event beside the cycle counter: perf would put it on the cycle counter
+ * when free; pmuser takes that first, so the event gets event counter 0.
+ */
+TEST_F(ioctl, cpu_cycles_event_beside_the_cycle_counter)
+{
+	static const uint32_t ev[] = { EV_CPU_CYCLES };
+	struct pmuser_config cfg;
+
+	REQUIRE_COUNTING();
+	config_events(&cfg, 1, ev, 1);
+	cfg.size = sizeof(cfg);
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &cfg));
+	EXPECT_EQ(0U, cfg.events[0].hw_counter);
+	EXPECT_EQ(0, pmuser_device_release(self->fd));
+}
+
+/*
  * A CONFIGURE whose reply cannot be written (the struct is in a read-only page) fails with
  * EFAULT and holds nothing: another file may configure right after.
  */
