@@ -558,14 +558,11 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 }
 
 /*
- * The event perf places on the cycle counter, which the module's own cycle count holds:
- * it cannot be counted beside it (the report's cycles line is that count).
+ * An event perf places on the cycle counter only, which the module's own cycle count holds:
+ * it cannot be counted beside it (the report's cycles line is that count). ARMv6/v7 perf's
+ * 0xff is one; PMUv3's CPU_CYCLES takes an event counter when the cycle counter is taken.
  */
-#if defined(__aarch64__)
-#define STAT_CYCLES_EVENT	0x11	/* ARMv8 CPU_CYCLES */
-#else
-#define STAT_CYCLES_EVENT	0xff	/* ARMv6/v7 perf's cycle counter event */
-#endif
+#define STAT_CYCLES_ONLY_EVENT	0xff
 
 /*
  * Why set cannot be configured (ret): an event that cannot be placed even alone is named,
@@ -583,7 +580,7 @@ static int module_set_fail(struct module_state *m, const struct stat_setup *s,
 		if (e->set != set || !e->supported ||
 		    module_configure_events(m, s, set, (long)i) != -EBUSY)
 			continue;
-		if (e->spec.event == STAT_CYCLES_EVENT) {
+		if (e->spec.event == STAT_CYCLES_ONLY_EVENT) {
 			r->usage_error = true;
 			return stat_fail(-EINVAL, err, errlen,
 				    "module backend: event %s (0x%x) cannot be counted: perf places it on the cycle counter, which the module's own cycle count already holds (it is reported as cycles); leave %s out",
