@@ -32,7 +32,6 @@ int main(int argc, char **argv)
 	char why[256];
 	int fd, ret, first;
 
-	tool_stdout_checked(cli.tool);
 	ret = tool_parse(&cli, argc, argv, &first);
 	if (ret >= 0)
 		return ret;

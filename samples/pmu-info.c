@@ -250,7 +250,6 @@ int main(int argc, char **argv)
 	struct pmuser_info info;
 	int fd, ret, first;
 
-	tool_stdout_checked(cli.tool);
 	ret = tool_parse(&cli, argc, argv, &first);
 	if (ret >= 0)
 		return ret;

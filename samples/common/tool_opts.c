@@ -43,11 +43,6 @@ static void stdout_check(void)
 		_exit(1);
 }
 
-void tool_stdout_checked(const char *tool)
-{
-	exit_tool = tool;
-	atexit(stdout_check);
-}
 
 int tool_outputs_distinct(const char *tool, FILE *const f[], const char *const what[], size_t n)
 {
@@ -306,6 +301,11 @@ int tool_parse(const struct tool_cli *cli, int argc, char **argv, int *first)
 
 	if (cli->err && cli->errlen)
 		cli->err[0] = '\0';
+	/* Every tool parses its command line first: standard output is checked at its exit. */
+	if (!exit_tool) {
+		exit_tool = cli->tool;
+		atexit(stdout_check);
+	}
 	if (build(cli, longopts, shortopts))
 		return 2;
 	/* 0, not 1: glibc then re-reads the '+' ordering too, even after an earlier parse. */

@@ -58,7 +58,9 @@ struct tool_cli {
 
 /*
  * Parses argv by cli's table. Returns -1 to go on (*first is the index of the first operand;
- * a tool without a command takes none), 0 after --help, 2 after bad input.
+ * a tool without a command takes none), 0 after --help, 2 after bad input. The first call
+ * also has standard output flushed and checked at exit: a tool whose output did not all
+ * reach it (a full disk, a closed pipe's EPIPE with SIGPIPE ignored) says so and exits 1.
  */
 int tool_parse(const struct tool_cli *cli, int argc, char **argv, int *first);
 
@@ -67,13 +69,6 @@ void tool_usage(const struct tool_cli *cli, FILE *f);
 
 /* "tool: " and the formatted reason on stderr; returns 2, the exit status of bad input. */
 int tool_bad(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/*
- * At exit, standard output is flushed and checked: a tool whose output did not all reach it
- * (a full disk, a closed pipe's EPIPE with SIGPIPE ignored) says so and exits 1, not 0.
- * Registered once, from main.
- */
-void tool_stdout_checked(const char *tool);
 
 /*
  * Whether the n files opened for outputs (NULL entries skipped) are distinct, what[i] naming

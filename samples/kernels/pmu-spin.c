@@ -67,10 +67,8 @@ int main(int argc, char **argv)
 		.opts = opts, .operands = 3,
 	};
 	uint64_t n, phases = 1, sleep_ms = 0, p;
-	int first, ret;
+	int first, ret = tool_parse(&cli, argc, argv, &first);
 
-	tool_stdout_checked(cli.tool);
-	ret = tool_parse(&cli, argc, argv, &first);
 	if (ret >= 0)
 		return ret;
 	if (first >= argc)

@@ -528,7 +528,6 @@ int wl_parse_options(const char *tool, const char *about, const char *what,
 			return tool_bad(tool, "internal error: more than %d options", WL_OPTS_MAX);
 		all[n] = opts[n];
 	}
-	tool_stdout_checked(tool);
 	snprintf(help, sizeof(help), "key=value lines instead of the %s", what);
 	*parsable = false;
 	all[n] = (struct tool_opt){ "parsable", 'p', NULL, help, TOOL_OPT_FLAG, .flag = parsable };

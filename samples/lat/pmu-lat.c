@@ -60,7 +60,6 @@ static int parse(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .size = 16384, .samples = 10000, .warmup = 1000 };
 	lat_opts_init(&o->lat);
-	tool_stdout_checked(TOOL);
 	ret = tool_parse(&cli, argc, argv, &first);
 	if (ret < 0 && o->lat.stride && o->lat.pattern != LAT_STRIDE)
 		return tool_bad(TOOL, "--stride applies to --pattern stride only");

@@ -244,7 +244,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmu-stat: out of memory\n");
 		return STAT_EXIT_SETUP;
 	}
-	tool_stdout_checked("pmu-stat");
 	setlocale(LC_ALL, "");
 	ret = stat_opts_parse(argc, argv, &x->o, err, sizeof(err));
 	if (ret == 1)

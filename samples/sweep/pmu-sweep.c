@@ -158,7 +158,6 @@ static int parse(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .min = 1024, .max = 256u << 20, .reps = 5, .budget = 20 };
 	lat_opts_init(&o->lat);
-	tool_stdout_checked(TOOL);
 	ret = tool_parse(&cli, argc, argv, &first);
 	if (ret >= 0)
 		return ret;
