@@ -229,7 +229,8 @@ void stat_child_done(struct stat_child *ch);
 int stat_exit_code(int wait_status);
 
 /*
- * Opens the backend for the workload, releases it, measures until it exits. 0, or -errno
+ * Opens the backend for the workload, releases it, measures until it exits; o's CPUs are ones
+ * pmu-stat may run on (stat_sys_has_cpu(), checked before any output is opened). 0, or -errno
  * with a message in err (the child is then aborted, never run half-configured). Once the
  * command runs it is never cut short: what goes wrong then is told in r->incomplete.
  */

@@ -899,7 +899,6 @@ out:
 int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct stat_sys *sys,
 		 struct stat_result *r, char *err, size_t errlen)
 {
-	unsigned int i;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -908,11 +907,6 @@ int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct s
 	r->module_cpu = -1;
 	if (err && errlen)
 		err[0] = '\0';
-	for (i = 0; i < o->nr_cpus; i++)
-		if (!stat_sys_has_cpu(sys, o->cpus[i]))
-			return stat_fail(-EINVAL, err, errlen,
-				    "-C: CPU %d is not online or not allowed for pmu-stat",
-				    o->cpus[i]);
 	if (o->backend == STAT_CLOCK)
 		return measure_clock(o, s, r, err, errlen);
 	if (o->backend == STAT_MODULE)
