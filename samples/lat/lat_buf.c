@@ -308,6 +308,15 @@ static void **node(const struct lat_buf *b, size_t step, size_t i)
 	return (void **)((char *)b->mem + i * step);
 }
 
+int lat_page_layout_check(size_t size, size_t page, size_t step, char *err, size_t len)
+{
+	if (page / step >= 2 && size % page == 0)
+		return 0;
+	snprintf(err, len, "pattern page: size %zu must be a multiple of the %zu-byte page, "
+		 "with at least 2 lines a page", size, page);
+	return -EINVAL;
+}
+
 int lat_chain_build(struct lat_buf *b, enum lat_pattern pattern, size_t step, uint64_t seed,
 		    struct lat_chain *chain, char *err, size_t len)
 {
@@ -337,12 +346,9 @@ int lat_chain_build(struct lat_buf *b, enum lat_pattern pattern, size_t step, ui
 			*node(b, step, i) = node(b, step, (i + 1) % n);
 		return 0;
 	}
-	per_page = pattern == LAT_PAGE ? b->page / step : n;
-	if (pattern == LAT_PAGE && (per_page < 2 || b->size % b->page)) {
-		snprintf(err, len, "pattern page: size %zu must be a multiple of the %zu-byte page, "
-			 "with at least 2 lines a page", b->size, b->page);
+	if (pattern == LAT_PAGE && lat_page_layout_check(b->size, b->page, step, err, len))
 		return -EINVAL;
-	}
+	per_page = pattern == LAT_PAGE ? b->page / step : n;
 	next = malloc(per_page * sizeof(*next));
 	if (!next) {
 		snprintf(err, len, "out of memory for %zu nodes", per_page);

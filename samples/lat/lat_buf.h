@@ -82,6 +82,12 @@ int lat_chain_build(struct lat_buf *b, enum lat_pattern pattern, size_t step, ui
 		    struct lat_chain *chain, char *err, size_t len);
 
 /*
+ * Whether LAT_PAGE can lay out size bytes over pages of page bytes with nodes step bytes
+ * apart (whole pages, at least 2 nodes a page): 0, or -EINVAL with a message in err.
+ */
+int lat_page_layout_check(size_t size, size_t page, size_t step, char *err, size_t len);
+
+/*
  * Parses "4096", "64K", "1M", "2G" (also KiB/MiB/GiB, KB/MB/GB as binary units): 0 or
  * -EINVAL. Rejects 0, garbage and overflow.
  */

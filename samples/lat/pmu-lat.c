@@ -142,6 +142,8 @@ static const char *lat_unresolved_why(char *buf, size_t len, int64_t median, int
 /* Refuses sizes the pattern cannot lay out: 0, or the exit status 2 after saying why. */
 static int check_size(const struct opts *o, uint64_t step)
 {
+	char why[160];
+
 	if (o->lat.pattern == LAT_STRIDE && o->lat.stride > o->size / 2) {
 		fprintf(stderr, TOOL ": stride %llu is more than half the size %llu\n",
 			(unsigned long long)o->lat.stride, (unsigned long long)o->size);
@@ -153,15 +155,11 @@ static int check_size(const struct opts *o, uint64_t step)
 		return 2;
 	}
 	/* Base pages are known now; a huge page's size only once the buffer is mapped. */
-	if (o->lat.pattern == LAT_PAGE && o->lat.pages == LAT_PAGES_BASE) {
-		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-
-		if (o->size % page || page / step < 2) {
-			fprintf(stderr, TOOL ": pattern page: size %llu must be a multiple of the %llu-byte page, with at least 2 nodes of %llu bytes a page\n",
-				(unsigned long long)o->size, (unsigned long long)page,
-				(unsigned long long)step);
-			return 2;
-		}
+	if (o->lat.pattern == LAT_PAGE && o->lat.pages == LAT_PAGES_BASE &&
+	    lat_page_layout_check(o->size, (size_t)sysconf(_SC_PAGESIZE), step, why,
+				  sizeof(why))) {
+		fprintf(stderr, TOOL ": %s\n", why);
+		return 2;
 	}
 	if (o->size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {
 		fprintf(stderr, TOOL ": size %llu is more than half the machine's memory\n",
