@@ -79,6 +79,13 @@ static void pmuser_userenr_refresh(void *unused)
 {
 }
 
+/* Closes this CPU to user reads unless perf grants task reads for its own events. */
+static inline void pmuser_userenr_close_for(struct task_struct *task)
+{
+	if (!pmuser_compat_task_perf_user(task))
+		pmuser_hw_userenr_write(0);
+}
+
 /* config1 bit 1 is the arm64 PMU's "rdpmc" format field. */
 #define PMUSER_ATTR_RDPMC	BIT(1)
 
@@ -135,8 +142,7 @@ static noinline void pmuser_hook_task_dead(struct pmuser_grant *g)
 /* At every switch-out of a granted thread: kept to a leaf, it runs on the scheduler's path. */
 static notrace void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struct *next)
 {
-	if (!pmuser_compat_task_perf_user(next))
-		pmuser_hw_userenr_write(0);
+	pmuser_userenr_close_for(next);
 	if (unlikely(READ_ONCE(current->__state) == TASK_DEAD))
 		pmuser_hook_task_dead(container_of(pn, struct pmuser_grant, exit_hook));
 }
@@ -191,8 +197,7 @@ static bool pmuser_hook_remove(struct pmuser_grant *g)
 		 * is gone before the last switch-out, so close this CPU now (interrupts are off),
 		 * unless perf grants the thread reads for its own events (the anchor is gone).
 		 */
-		if (!pmuser_compat_task_perf_user(current))
-			pmuser_hw_userenr_write(0);
+		pmuser_userenr_close_for(current);
 	} else if (!g->task_dead) {
 		/* Only the thread itself may unlink its notifier. */
 		g->detached = true;
@@ -254,8 +259,8 @@ static void pmuser_hook_exit(void)
  */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)
 {
-	if ((prev->flags & PF_EXITING) && !pmuser_compat_task_perf_user(next))
-		pmuser_hw_userenr_write(0);
+	if (prev->flags & PF_EXITING)
+		pmuser_userenr_close_for(next);
 }
 
 static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
@@ -378,8 +383,7 @@ int pmuser_access_revoke(struct file *file, u32 flags)
 	 */
 	if (!ret) {
 		preempt_disable();
-		if (!pmuser_compat_task_perf_user(current))
-			pmuser_hw_userenr_write(0);
+		pmuser_userenr_close_for(current);
 		preempt_enable();
 	}
 	return ret;
