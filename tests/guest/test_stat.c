@@ -505,7 +505,9 @@ TEST(module_lost_set_keeps_counting)
 		strcat(spec, i ? ",inst_retired" : "inst_retired");
 	/* Perf places the other user's events at its own pace: a few tries at most. */
 	for (attempt = 0; attempt < 3 && !incomplete; attempt++) {
-		struct perf_event_attr pa;
+		struct perf_event_attr pa = { .type = PERF_TYPE_HARDWARE, .size = sizeof(pa),
+					      .config = PERF_COUNT_HW_INSTRUCTIONS,
+					      .exclude_kernel = 1, .pinned = 1 };
 		unsigned int waited = 0;
 		pid_t pid;
 
@@ -519,16 +521,9 @@ TEST(module_lost_set_keeps_counting)
 		while (!file_exists(MARKER ".started") && waited++ < 30000 &&
 		       !waitpid(pid, &status, WNOHANG))
 			nanosleep(&ms, NULL);
-		memset(&pa, 0, sizeof(pa));
-		pa.size = sizeof(pa);
-		pa.type = PERF_TYPE_HARDWARE;
-		pa.config = PERF_COUNT_HW_INSTRUCTIONS;
-		pa.exclude_kernel = 1;
-		pa.pinned = 1;
 		/* One counter fewer than the CPU has: the large set no longer fits, the small does. */
 		for (i = 0; i + 1 < n; i++) {
-			fd[i] = (int)syscall(SYS_perf_event_open, &pa, -1, 0, -1,
-					     PERF_FLAG_FD_CLOEXEC);
+			fd[i] = perf_open(&pa, -1, 0);
 			ASSERT_LE(0, fd[i]) TH_LOG("perf_event_open: %s", strerror(errno));
 		}
 		while (!waitpid(pid, &status, WNOHANG)) {
