@@ -175,8 +175,10 @@ TEST_F_TIMEOUT(integrity, other_user_exact_no_storm, 300)
 	const unsigned int slots[2] = { PMUSER_PAGE_CYCLE_SLOT, 0 };
 	const unsigned long long big = 50000000;
 	uint64_t start, diff, a[2], b[2];
+	struct pmuser_page_mark m;
 	unsigned long irq0, irqs;
-	int cpu;
+	int cpu, tries;
+	bool alone;
 
 	REQUIRE_COUNTING();
 	if (!getenv("PMUSER_ICOUNT_EXACT"))
@@ -196,17 +198,30 @@ TEST_F_TIMEOUT(integrity, other_user_exact_no_storm, 300)
 	diff = other_loop_diff(self->other);
 	EXPECT_EQ(2 * (N2 - N1), diff);
 
-	irq0 = pmu_interrupts();
-	ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, a, &cpu));
-	spin2(big);
-	ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, b, &cpu));
-	irqs = pmu_interrupts() - irq0;
-	TH_LOG("%llu-iteration loop: %llu cycles, %llu instructions, %lu PMU interrupts",
-	       big, (unsigned long long)(b[0] - a[0]), (unsigned long long)(b[1] - a[1]), irqs);
-	/* Full rate: at least the loop, at most the loop and the kernel's ticks meanwhile. */
-	EXPECT_LE(2 * big, b[1] - a[1]);
+	/*
+	 * pmuser's counters count every thread on CPU 0: a window another thread ran in (a
+	 * switch moves the page's seq), such as the boot's crypto self-tests and workers, is
+	 * tried again, a bounded number of times. Every window counts at least the loop.
+	 */
+	for (tries = 0; tries < 8; tries++) {
+		irq0 = pmu_interrupts();
+		m = pmuser_page_mark(&test_page);
+		ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, a, &cpu));
+		spin2(big);
+		ASSERT_EQ(0, pmuser_page_read(&test_page, slots, 2, b, &cpu));
+		irqs = pmu_interrupts() - irq0;
+		alone = pmuser_page_unchanged(&test_page, m);
+		TH_LOG("%llu-iteration loop: %llu cycles, %llu instructions, %lu PMU interrupts%s",
+		       big, (unsigned long long)(b[0] - a[0]), (unsigned long long)(b[1] - a[1]),
+		       irqs, alone ? "" : " (another thread ran)");
+		EXPECT_LE(2 * big, b[1] - a[1]);
+		EXPECT_LE(2 * big, b[0] - a[0]);
+		if (alone)
+			break;
+	}
+	ASSERT_GT(8, tries) TH_LOG("no window without another thread on CPU 0");
+	/* Full rate: at most the loop and the kernel's ticks meanwhile. */
 	EXPECT_GT(2 * big + big / 4, b[1] - a[1]);
-	EXPECT_LE(2 * big, b[0] - a[0]);
 	EXPECT_GT(20, irqs);
 
 	if (variant->other_closes_first) {
