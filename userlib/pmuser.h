@@ -601,7 +601,7 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c);
  * Reads every counter as a 64-bit monotonic value (32-bit hardware counters are extended in
  * software, so read at least once per 2^32 events). Unsupported counters read 0; check
  * pmuser_counters_supported(). Module backend: the counters of the CPU the caller runs on.
- * Returns 0 or -errno.
+ * Returns 0, or -errno with values[] unspecified.
  */
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 

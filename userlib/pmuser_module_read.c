@@ -86,11 +86,15 @@ slot_load(const volatile struct pmuser_page_slot *s, bool wide, uint64_t *base, 
 	(void)wide;
 	*base = s->base;
 	*count = s->count;
+#elif defined(__thumb2__)
+	/* Thumb-2's load pair takes any two registers: count in one load. */
+	*base = wide ? s->base : SLOT_LOW(s);
+	*count = s->count;
 #else
 	const volatile half_t *cnt = (const volatile half_t *)&s->count;
 	bool be = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
-	/* Halves of 32 bits each: no 64-bit load ties a register pair up. */
+	/* Halves of 32 bits each: in ARM state a 64-bit load ties an even register pair up. */
 	*base = wide ? s->base : SLOT_LOW(s);
 	*count = (uint64_t)cnt[!be] << 32 | cnt[be];
 #endif
@@ -132,8 +136,8 @@ fixed_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bool revers
  * loaded, and afterwards only its seq is compared: away changes only inside a publication,
  * which changes seq. The CPU is checked right after the reads: a thread that left the CPU
  * and came back before that check had a switch there after the word was loaded (out, or
- * back in), and every switch moves the CPU's seq. values[] is written only by a try that
- * succeeds.
+ * back in), and every switch moves the CPU's seq. A try that fails may have written some of
+ * values[]; the general path then writes all of them, or the read fails.
  */
 static inline __attribute__((always_inline)) int
 fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
@@ -188,24 +192,26 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 			raw[i] = count + (uint32_t)((uint32_t)raw[i] - (uint32_t)base);
 		}
 		/*
-		 * AArch64 chains the checks into one branch (ccmp). A 32-bit core branches on each
-		 * and adds each value up here, not after the seq check: held until then, the
-		 * loaded halves need more registers than it has.
+		 * AArch64 chains the checks into one branch (ccmp) and stores after the seq check.
+		 * A 32-bit core branches on each and stores each value here: held until the seq
+		 * check, the values need more registers than it has.
 		 */
 #if defined(PMUSER_FAST_A64)
 		bad |= reloaded;
 #else
 		if (reloaded)
 			return -EAGAIN;
-		__asm__("" : "+r"(raw[i]));
+		values[i] = raw[i];
 #endif
 	}
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (bad || rec->seq != seq)
 		return -EAGAIN;
+#if defined(PMUSER_FAST_A64)
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++)
 		values[i] = raw[i];
+#endif
 	return 0;
 }
 
