@@ -342,17 +342,18 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 	if (t->inline_asm) {
 		/* Events are read outside the cycle window so that it stays one asm block. */
 		struct pmuser_page_mark m;
+		bool events = t->nr_events && ev, lost;
 
+		/* A read that fails flags its window like a switch does: retried, then disturbed. */
 		do {
-			if (t->nr_events && ev)
-				pmuser_counters_read(t->ctr, before);
+			lost = events && pmuser_counters_read(t->ctr, before);
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
 			d = window_chase(p, iters);
-			if (t->nr_events && ev)
-				pmuser_counters_read(t->ctr, after);
-		} while (window_again(t, window_flagged(t, m), &tries));
-		for (unsigned int i = 0; ev && i < t->nr_events; i++)
-			ev[i] = after[i + 1] - before[i + 1];
+			if (events && pmuser_counters_read(t->ctr, after))
+				lost = true;
+		} while (window_again(t, lost || window_flagged(t, m), &tries));
+		for (unsigned int i = 0; events && i < t->nr_events; i++)
+			ev[i] = lost ? 0 : after[i + 1] - before[i + 1];
 		return d;
 	}
 #endif
