@@ -265,6 +265,32 @@ static int build(const struct tool_cli *cli, struct option *longopts, char *shor
 }
 
 /*
+ * "--pre" that getopt_long refused: names the options it could mean when it abbreviates more
+ * than one, else is an unknown option.
+ */
+static int ambiguous(const struct tool_cli *cli, const char *given)
+{
+	size_t len = strcspn(given + 2, "="), n = 0, count = 0;
+	char names[256];
+
+	names[0] = '\0';
+	for (unsigned int i = 0; ; i++) {
+		const char *name = cli->opts[i].name ? cli->opts[i].name : "help";
+
+		if (!strncmp(name, given + 2, len) && n < sizeof(names)) {
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s--%s",
+					      count ? ", " : "", name);
+			count++;
+		}
+		if (!cli->opts[i].name)
+			break;
+	}
+	if (count > 1)
+		return fail(cli, "option '--%.*s' is ambiguous: %s", (int)len, given + 2, names);
+	return fail(cli, "unknown option '--%.*s' (see --help)", (int)len, given + 2);
+}
+
+/*
  * getopt_long's ':' (a missing argument) and '?' (anything else it refused), named as given.
  * Inside a cluster of short options optind has not moved on, so the letter is named from
  * optopt; a long option given a value it does not take comes back with optopt its key.
@@ -280,6 +306,10 @@ static int unknown(const struct tool_cli *cli, int c, char **argv)
 			break;
 	if (optopt && cli->opts[i].name && c == '?')
 		return fail(cli, "option '--%s' takes no argument", cli->opts[i].name);
+	if (optopt == 'h' && c == '?' && given[1] == '-')
+		return fail(cli, "option '--help' takes no argument");
+	if (!optopt && c == '?' && given[0] == '-' && given[1] == '-')
+		return ambiguous(cli, given);
 	if (optopt && optopt < LONG_ONLY && (!cli->opts[i].name || given[1] != '-')) {
 		snprintf(name, sizeof(name), "-%c", optopt);
 		given = name;

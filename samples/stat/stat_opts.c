@@ -256,6 +256,10 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		return stat_fail(-EINVAL, err, errlen, "the module backend counts one CPU: give -C with a single CPU");
 	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
 		return stat_fail(-EINVAL, err, errlen, "the clock backend counts no events: drop -e/--preset");
+	if (o->per_cpu && o->backend == STAT_MODULE)
+		return stat_fail(-EINVAL, err, errlen, "--per-cpu: the module backend counts one CPU, its counts are that CPU's");
+	if (o->per_cpu && o->backend == STAT_CLOCK)
+		return stat_fail(-EINVAL, err, errlen, "--per-cpu: the clock backend counts no events");
 	o->argv = argv + first;
 	o->argc = argc - first;
 	return 0;

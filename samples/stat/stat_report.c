@@ -231,6 +231,8 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	text_system(f, s, sys, r);
 	if (r->backend != STAT_PERF && r->backend != STAT_MODULE) {
 		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
+		if (o->per_cpu)
+			fprintf(f, "  per CPU: not counted (no counters)\n");
 		times(f, r);
 		return ferror(f) ? -EIO : 0;
 	}

@@ -165,8 +165,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		return tool_bad(TOOL, "--from re-analyses a saved file: only --format, --output and --svg apply");
 	if (o->lat.stride && o->lat.pattern != LAT_STRIDE)
 		return tool_bad(TOOL, "--stride applies to --pattern stride only");
-	if (o->min > o->max)
-		return tool_bad(TOOL, "--min is above --max");
+	if (o->min > o->max) {
+		char lo[32], hi[32];
+
+		return tool_bad(TOOL, "--min %s is above %s %s", size_format(lo, sizeof(lo), o->min),
+				o->max_set ? "--max" : "the default --max",
+				size_format(hi, sizeof(hi), o->max));
+	}
 	return -1;
 }
 

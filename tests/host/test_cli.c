@@ -41,7 +41,25 @@ TEST(unknown_option_is_a_usage_error)
 		snprintf(cmd, sizeof(cmd), BIN "%s --no-such-option 2>&1 >/dev/null", tools[i]);
 		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
 		EXPECT_NE(0U, strlen(out)) TH_LOG("%s said nothing on stderr", tools[i]);
+		snprintf(cmd, sizeof(cmd), BIN "%s --help=1 2>&1 >/dev/null", tools[i]);
+		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
+		EXPECT_NE(NULL, strstr(out, "option '--help' takes no argument"))
+			TH_LOG("%s --help=1: %s", tools[i], out);
 	}
+}
+
+/* An abbreviation of more than one long option names the options it could mean. */
+TEST(ambiguous_abbreviation_names_the_candidates)
+{
+	char out[16384];
+
+	EXPECT_EQ(2, tool_run(BIN "pmu-stat --c -- true 2>&1", false, out, sizeof(out)));
+	EXPECT_STREQ("pmu-stat: option '--c' is ambiguous: --csv, --cpus\n", out);
+	EXPECT_EQ(2, tool_run(BIN "pmu-stat --no-such=3 -- true 2>&1", false, out, sizeof(out)));
+	EXPECT_STREQ("pmu-stat: unknown option '--no-such' (see --help)\n", out);
+	/* An abbreviation of one option is that option. */
+	EXPECT_EQ(0, tool_run(BIN "pmu-stat --he 2>&1", false, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "usage: pmu-stat"));
 }
 
 /*

@@ -105,6 +105,13 @@ TEST(options_refused)
 		EXPECT_TRUE(strstr(err, bad[i].msg) != NULL)
 			TH_LOG("case %zu: '%s' lacks '%s'", i, err, bad[i].msg);
 	}
+	/* A per-CPU breakdown the backend cannot give is refused, not left out. */
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--per-cpu", "--backend", "module", "x"));
+	EXPECT_TRUE(strstr(err, "--per-cpu: the module backend counts one CPU") != NULL)
+		TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--per-cpu", "--backend", "clock", "x"));
+	EXPECT_TRUE(strstr(err, "--per-cpu: the clock backend counts no events") != NULL)
+		TH_LOG("%s", err);
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "--json", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "-x", ",", "x"));
 	EXPECT_TRUE(strstr(err, "--csv, --json and -x") != NULL) TH_LOG("%s", err);
