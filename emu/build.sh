@@ -18,7 +18,7 @@ cp "$probe/pmuser_probe.ko" "$T_BUILD/"
 # warns that PAPI's dlopen() needs shared libraries at run time; the perf_event component it
 # uses does not.
 peer_cflags= peer_libs=
-papi=$PMUSER_CACHE/peers-arm64/papi libperf=$PMUSER_CACHE/peers-arm64/libperf
+papi=$PMUSER_CACHE/peers-arm64/papi libperf=$PMUSER_CACHE/peers-arm64/libperf-O2
 if [ "$T_DEBARCH" = arm64 ] && compgen -G "$libperf/ready-*" >/dev/null; then
 	peer_cflags="-DPMUSER_HAVE_LIBPERF -isystem $libperf/include"
 	peer_libs="-L$libperf/lib -lperf -lapi"

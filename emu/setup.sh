@@ -401,8 +401,8 @@ unpack_arm64() {
 # one in), so it is built at -O2, as a distribution builds it: the peer's cost is then its
 # code's, not an unoptimised build's. A failure is logged and leaves pmu-overhead without it.
 fetch_libperf() {
-	local dir=$PMUSER_CACHE/peers-arm64/libperf ver=${KSRC_NAME#linux-source-} tmp
-	[ -f "$dir/ready-O2-$KSRC_PKG" ] && return 0
+	local dir=$PMUSER_CACHE/peers-arm64/libperf-O2 ver=${KSRC_NAME#linux-source-} tmp
+	[ -f "$dir/ready-$KSRC_PKG" ] && return 0
 	download bookworm "$KSRC_NAME=$KSRC_PKG"
 	tmp=$(mktemp -d)
 	rm -rf "$dir"
@@ -419,7 +419,7 @@ fetch_libperf() {
 			>"$tmp/log" 2>&1 &&
 		cp "$tmp/out/libperf.a" "$tmp/out/libapi.a" "$dir/lib/" &&
 		cp -r "$tmp/linux-source-$ver/tools/lib/perf/include" "$dir/include"; then
-		touch "$dir/ready-O2-$KSRC_PKG"
+		touch "$dir/ready-$KSRC_PKG"
 		log "libperf for the arm64 guests: ready"
 	else
 		log "libperf for the arm64 guests: build failed; going without ($(tail -n 1 "$tmp/log" 2>/dev/null))"
