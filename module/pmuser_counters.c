@@ -290,6 +290,7 @@ static void pmuser_cpu_place(void *arg)
 	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 	unsigned long rearm = 0;
 	unsigned int slot;
+	bool live = false;
 
 	/* What changed first: the page (and readers' regions) stays as it is otherwise. */
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
@@ -318,15 +319,20 @@ static void pmuser_cpu_place(void *arg)
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		u32 hw = READ_ONCE(p->slot[slot].hw);
 
-		if (!pc->ctr[slot].event)
+		/* A configured slot without an event (its CPU's re-setup failed) counts nowhere. */
+		if (!pc->ctr[slot].event) {
+			if (pmuser_slot_used(slot))
+				req->unplaced++;
 			continue;
+		}
+		live = true;
 		if (hw == PMUSER_HW_NONE)
 			req->unplaced++;
 		else
 			req->held_mask |= BIT(hw);
 	}
 	/* Once the CPU's counters are set up, so that a grant sees whole state only. */
-	pmuser_access_counters_live(smp_processor_id(), true);
+	pmuser_access_counters_live(smp_processor_id(), live);
 	req->seq = READ_ONCE(p->seq);
 }
 

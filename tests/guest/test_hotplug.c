@@ -207,4 +207,36 @@ TEST_F_TIMEOUT(hotplug, cpu1_offline_online_under_readers, 600)
 	EXPECT_LT(0, sh->r[1].on_cpu1);
 }
 
+/*
+ * Another user's pinned CPU_CYCLES event on CPU 1 sits on an event counter while pmuser holds
+ * the cycle counter; across an offline/online perf may give it the cycle counter first, and
+ * pmuser's re-setup of CPU 1 then fails. Either way CPU_INFO accounts for every configured
+ * counter: each is held or unplaced, and CPU 0 keeps counting.
+ */
+TEST_F_TIMEOUT(hotplug, cpu_info_accounts_for_every_counter_after_online, 120)
+{
+	struct perf_event_attr pa = {
+		.type = PERF_TYPE_RAW, .size = sizeof(pa), .config = 0x11, .pinned = 1,
+	};
+	struct pmuser_cpu_info ci;
+	unsigned int round, held;
+	int other;
+
+	REQUIRE_COUNTING();
+	other = perf_open(&pa, -1, 1);
+	ASSERT_LE(0, other) TH_LOG("perf_event_open: %s", strerror(errno));
+	for (round = 0; round < 4; round++) {
+		ASSERT_EQ(0, set_cpu_online(1, 0));
+		ASSERT_EQ(0, set_cpu_online(1, 1));
+		ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 1, &ci));
+		held = (unsigned int)__builtin_popcount(ci.held_mask);
+		TH_LOG("round %u: cpu1 held %#x, %u unplaced", round, ci.held_mask, ci.unplaced);
+		EXPECT_EQ(2U, held + ci.unplaced);
+	}
+	close(other);
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+	EXPECT_EQ(0U, ci.unplaced);
+	EXPECT_EQ(2, __builtin_popcount(ci.held_mask));
+}
+
 TEST_HARNESS_MAIN
