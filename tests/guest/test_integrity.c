@@ -199,9 +199,10 @@ TEST_F_TIMEOUT(integrity, other_user_exact_no_storm, 300)
 	EXPECT_EQ(2 * (N2 - N1), diff);
 
 	/*
-	 * pmuser's counters count every thread on CPU 0: a window another thread ran in (a
-	 * switch moves the page's seq), such as the boot's crypto self-tests and workers, is
-	 * tried again, a bounded number of times. Every window counts at least the loop.
+	 * pmuser's counters count every thread on CPU 0: a window above the bound that another
+	 * thread ran in (a switch moves the page's seq), such as the boot's crypto self-tests and
+	 * workers, is tried again, a bounded number of times. Every window counts at least the
+	 * loop; one the loop had to itself counts at most the loop and the kernel's ticks.
 	 */
 	for (tries = 0; tries < 8; tries++) {
 		irq0 = pmu_interrupts();
@@ -216,11 +217,9 @@ TEST_F_TIMEOUT(integrity, other_user_exact_no_storm, 300)
 		       irqs, alone ? "" : " (another thread ran)");
 		EXPECT_LE(2 * big, b[1] - a[1]);
 		EXPECT_LE(2 * big, b[0] - a[0]);
-		if (alone)
+		if (alone || b[1] - a[1] < 2 * big + big / 4)
 			break;
 	}
-	ASSERT_GT(8, tries) TH_LOG("no window without another thread on CPU 0");
-	/* Full rate: at most the loop and the kernel's ticks meanwhile. */
 	EXPECT_GT(2 * big + big / 4, b[1] - a[1]);
 	EXPECT_GT(20, irqs);
 

@@ -299,7 +299,7 @@ TEST(bad_input)
 		{ "pmu-lat -b nope", "-b 'nope': unknown backend" },
 		{ "pmu-lat -f xml", "-f 'xml': unknown format" },
 		{ "pmu-lat --what", "unknown option '--what'" },
-		{ "pmu-sweep --min 1M --max 1K", "--min is above --max" },
+		{ "pmu-sweep --min 1M --max 1K", "--min 1 MiB is above --max 1 KiB" },
 		{ "pmu-sweep --sizes 4K,2K", "--sizes must increase" },
 		{ "pmu-sweep --sizes 4K,x", "--sizes '4K,x': bad size 'x'" },
 		{ "pmu-sweep --min 16", "sizes must hold at least 2 nodes" },
