@@ -211,7 +211,7 @@ TEST_F_TIMEOUT(hotplug, cpu1_offline_online_under_readers, 600)
  * Another user's pinned CPU_CYCLES event on CPU 1 sits on an event counter while pmuser holds
  * the cycle counter; across an offline/online perf may give it the cycle counter first, and
  * pmuser's re-setup of CPU 1 then fails. Either way CPU_INFO accounts for every configured
- * counter: each is held or unplaced, and CPU 0 keeps counting.
+ * counter: each is held or unplaced, and CPU 0 still holds both of its counters.
  */
 TEST_F_TIMEOUT(hotplug, cpu_info_accounts_for_every_counter_after_online, 120)
 {
