@@ -474,7 +474,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
 	struct pmuser_place_req req = { .zero = true };
 	struct perf_event *event;
-	bool want_cycle, on_cycle, no_irq = false;
+	bool no_irq = false;
 	unsigned int k, slot;
 	u32 hw;
 	int ret;
@@ -482,7 +482,8 @@ static int pmuser_cpu_setup(unsigned int cpu)
 	/*
 	 * The cycle slot first: perf puts a CPU_CYCLES event on the cycle counter whenever it
 	 * is free, so an event slot asking for CPU_CYCLES gets an event counter only when the
-	 * cycle counter is taken by then.
+	 * cycle counter is taken by then. Without the cycle slot such an event takes the cycle
+	 * counter itself; its slot says so (hw, and perf's width for the event in bits).
 	 */
 	for (k = 0; k < PMUSER_NR_SLOTS; k++) {
 		struct pmuser_counter *c;
@@ -504,10 +505,9 @@ static int pmuser_cpu_setup(unsigned int cpu)
 		}
 		no_irq |= event->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT;
 		hw = pmuser_compat_idx_to_hw(event->hw.idx);
-		want_cycle = slot == PMUSER_PAGE_CYCLE_SLOT;
-		on_cycle = hw == PMUSER_HW_CYCLE;
-		/* Cycles elsewhere than the cycle counter would need chaining: refuse. */
-		if (hw == PMUSER_HW_NONE || want_cycle != on_cycle) {
+		/* The cycle slot elsewhere than the cycle counter would need chaining: refuse. */
+		if (hw == PMUSER_HW_NONE ||
+		    (slot == PMUSER_PAGE_CYCLE_SLOT && hw != PMUSER_HW_CYCLE)) {
 			ret = -EBUSY;
 			goto err_teardown;
 		}

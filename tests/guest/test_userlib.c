@@ -158,6 +158,44 @@ TEST(region_exact_perf_read)
 }
 
 /*
+ * A set of one event that perf puts on the cycle counter (PMUv3's CPU_CYCLES, ARMv7's 0xff),
+ * without the set's own cycle count: the module holds it there and reads it at the width the
+ * page gives. Each is configured alone; an event this core lacks may be refused as such.
+ */
+TEST(cycle_event_alone_takes_the_cycle_counter)
+{
+	static const uint32_t ev[] = { EV_CPU_CYCLES, 0xff };
+	unsigned int i, on_cycle = 0;
+	struct pmuser_counters *c;
+	struct pmuser_region r;
+	int ret;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	for (i = 0; i < 2; i++) {
+		ret = open_set(PMUSER_BACKEND_MODULE, false, &ev[i], 1, 0, &c);
+		if (ret == -EOPNOTSUPP)
+			continue;
+		ASSERT_EQ(0, ret) TH_LOG("event 0x%x", ev[i]);
+		TH_LOG("event 0x%x on counter %d", ev[i], pmuser_counters_hw(c, 0));
+		if (pmuser_counters_hw(c, 0) != PMUSER_HW_CYCLE) {
+			pmuser_counters_close(c);
+			continue;
+		}
+		on_cycle++;
+		ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+		if (getenv("PMUSER_ICOUNT_EXACT")) {
+			/* Under -icount a cycle is an instruction. */
+			quiet_nops_100(c, &r);
+			EXPECT_TRUE(r.valid);
+			EXPECT_EQ(100, r.delta[0]) TH_LOG("event 0x%x", ev[i]);
+		}
+		pmuser_counters_close(c);
+	}
+	EXPECT_EQ(1U, on_cycle);
+}
+
+/*
  * pmuser_counter_read_n() with constant counters around a block, checked by the page: every
  * counter's window holds the same instructions (both reads go in the same order), so an empty
  * region and a 100-instruction one differ by exactly 100 in each.

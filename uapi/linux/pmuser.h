@@ -132,11 +132,15 @@ struct pmuser_cpu_info {
 struct pmuser_event_config {
 	__u32 event;			/* in: event number (PMEVTYPER.evtCount) */
 	__u32 flags;			/* in: PMUSER_COUNT_*, at least one */
-	__u32 hw_counter;		/* out: hardware event counter carrying it on every CPU */
+	__u32 hw_counter;		/* out: hardware counter carrying it on every CPU */
 	__u32 reserved;			/* in: 0 */
 };
 
-/* pmuser_config.flags */
+/*
+ * pmuser_config.flags. perf places the event that counts cycles (PMUv3's CPU_CYCLES, ARMv7's
+ * 0xff) on the cycle counter when it is free: without PMUSER_CONFIG_CYCLES such an event's
+ * hw_counter may be PMUSER_HW_CYCLE, read at the width its page slot gives.
+ */
 #define PMUSER_CONFIG_CYCLES	0x1	/* also hold the cycle counter */
 #define PMUSER_CONFIG_FLAGS	PMUSER_CONFIG_CYCLES
 
