@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes;
-	bool sequential = false, parsable;
+	bool sequential = false, seed_set = false, parsable;
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "list size in bytes, K/M/G suffixes (default 32K)",
 		  TOOL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		{ "line", 'l', "BYTES", "node size: one cache line (default 64)",
 		  TOOL_OPT_NUMBER, sizeof(void *), 4096, sizeof(void *), .value = &line },
 		{ "seed", 0, "N", "shuffle seed (default 1)",
-		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed, .seen = &seed_set },
 		{ "sequential", 0, NULL, "nodes in address order instead of shuffled",
 		  TOOL_OPT_FLAG, .flag = &sequential },
 		{ NULL },
@@ -96,6 +96,8 @@ int main(int argc, char **argv)
 				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
+	if (sequential && seed_set)
+		return tool_bad(TOOL, "--seed shuffles the list: --sequential has no shuffle");
 	nodes = size / line;
 	if (!nodes) {
 		fprintf(stderr, TOOL ": --size %" PRIu64 " holds no node of %" PRIu64 " bytes\n",

@@ -51,14 +51,14 @@ int main(int argc, char **argv)
 	};
 	uint64_t size = 256 << 10, iterations = 4, seed = 1, ones = 0, i;
 	int fill = -1, status;	/* fill: -1 random, else the only byte */
-	bool parsable;
+	bool parsable, seed_set = false;
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 256K)",
 		  TOOL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
 		{ "iterations", 'i', "N", "passes over the array (default 4)",
 		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ "seed", 0, "N", "random fill seed (default 1)",
-		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
+		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed, .seen = &seed_set },
 		{ "ones", 0, NULL, "fill with '1' (or '0') only: every branch predictable",
 		  TOOL_OPT_CHOICE, .choice = &fill, .choice_value = '1' },
 		{ "zeros", 0, NULL, NULL, TOOL_OPT_CHOICE, .choice = &fill, .choice_value = '0' },
@@ -76,6 +76,9 @@ int main(int argc, char **argv)
 				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;
+	if (fill >= 0 && seed_set)
+		return tool_bad(TOOL, "--seed chooses the random fill: --%s has none",
+				fill == '1' ? "ones" : "zeros");
 	array = malloc((size_t)size);
 	if (!array) {
 		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " bytes\n", size);

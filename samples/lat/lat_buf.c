@@ -170,10 +170,33 @@ static size_t thp_page_size(char *why, size_t len)
 	return 2u << 20;
 }
 
+size_t lat_pages_size(enum lat_pages pages, char *err, size_t len)
+{
+	char why[160] = "";
+	size_t page = 0;
+
+	switch (pages) {
+	case LAT_PAGES_BASE:
+		return (size_t)sysconf(_SC_PAGESIZE);
+	case LAT_PAGES_THP:
+		page = thp_page_size(why, sizeof(why));
+		if (!page)
+			snprintf(err, len, "--hugepages=thp: %s", why);
+		return page;
+	case LAT_PAGES_HUGETLB:
+		page = hugetlb_page_size();
+		if (!page)
+			snprintf(err, len, "--hugepages=hugetlb: this kernel has no hugetlb pages "
+				 "(no Hugepagesize in /proc/meminfo)");
+		return page;
+	}
+	snprintf(err, len, "unknown page kind");
+	return 0;
+}
+
 int lat_buf_alloc(struct lat_buf *b, size_t size, enum lat_pages pages, char *err, size_t len)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	char why[160] = "";
 	void *m;
 
 	memset(b, 0, sizeof(*b));
@@ -195,11 +218,9 @@ int lat_buf_alloc(struct lat_buf *b, size_t size, enum lat_pages pages, char *er
 		}
 		return 0;
 	case LAT_PAGES_THP:
-		b->page = thp_page_size(why, sizeof(why));
-		if (!b->page) {
-			snprintf(err, len, "--hugepages=thp: %s", why);
+		b->page = lat_pages_size(pages, err, len);
+		if (!b->page)
 			return -EOPNOTSUPP;
-		}
 		/* Over-map so the buffer can start on a huge-page boundary. */
 		b->map_len = (size + b->page - 1) / b->page * b->page + b->page;
 		m = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -214,12 +235,9 @@ int lat_buf_alloc(struct lat_buf *b, size_t size, enum lat_pages pages, char *er
 		}
 		return 0;
 	case LAT_PAGES_HUGETLB:
-		b->page = hugetlb_page_size();
-		if (!b->page) {
-			snprintf(err, len, "--hugepages=hugetlb: this kernel has no hugetlb pages "
-				 "(no Hugepagesize in /proc/meminfo)");
+		b->page = lat_pages_size(pages, err, len);
+		if (!b->page)
 			return -EOPNOTSUPP;
-		}
 		b->map_len = (size + b->page - 1) / b->page * b->page;
 		m = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);

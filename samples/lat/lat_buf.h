@@ -52,6 +52,10 @@ struct lat_buf {
  * Returns 0 or -errno with a message in err.
  */
 int lat_buf_alloc(struct lat_buf *b, size_t size, enum lat_pages pages, char *err, size_t len);
+
+/* The size of one page of the kind, as lat_buf_alloc() maps it: 0 with the reason in err. */
+size_t lat_pages_size(enum lat_pages pages, char *err, size_t len);
+
 void lat_buf_free(struct lat_buf *b);
 
 enum lat_pattern {

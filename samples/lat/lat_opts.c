@@ -33,12 +33,41 @@ const char *lat_opt_cpu(const char *arg, void *ctx)
 {
 	static char why[128];
 	struct lat_opts *o = ctx;
+	cpu_set_t allowed;
 	uint64_t v;
 
 	if (tool_parse_u64(arg, false, 0, CPU_SETSIZE - 1, &v, why, sizeof(why)))
 		return why;
+	/* Known before any output is opened: a CPU the tool cannot be pinned to. */
+	if (!sched_getaffinity(0, sizeof(allowed), &allowed) && !CPU_ISSET((int)v, &allowed)) {
+		snprintf(why, sizeof(why), "CPU %llu is not online or not allowed for this process",
+			 (unsigned long long)v);
+		return why;
+	}
 	o->cpu = (int)v;
 	return NULL;
+}
+
+const char *lat_opt_seed(const char *arg, void *ctx)
+{
+	static char why[128];
+	struct lat_opts *o = ctx;
+
+	o->seed_set = true;
+	return tool_parse_u64(arg, false, 0, UINT64_MAX, &o->seed, why, sizeof(why));
+}
+
+const char *lat_opts_check(const struct lat_opts *o, char *why, size_t len)
+{
+	const char *bad = NULL;
+
+	if (o->stride && o->pattern != LAT_STRIDE)
+		bad = "--stride applies to --pattern stride only";
+	else if (o->seed_set && o->pattern == LAT_STRIDE)
+		bad = "--seed shuffles the layout: --pattern stride has none";
+	if (bad)
+		snprintf(why, len, "%s", bad);
+	return bad ? why : NULL;
 }
 
 const char *lat_opt_backend(const char *arg, void *ctx)

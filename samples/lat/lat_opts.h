@@ -17,6 +17,7 @@
 
 struct lat_opts {
 	uint64_t stride, seed;		/* stride 0: the cache line */
+	bool seed_set;			/* --seed given */
 	enum lat_pattern pattern;
 	enum lat_pages pages;
 	enum pmuser_backend backend;
@@ -29,6 +30,7 @@ struct lat_opts {
 const char *lat_opt_pattern(const char *arg, void *ctx);
 const char *lat_opt_hugepages(const char *arg, void *ctx);
 const char *lat_opt_cpu(const char *arg, void *ctx);
+const char *lat_opt_seed(const char *arg, void *ctx);
 const char *lat_opt_backend(const char *arg, void *ctx);
 const char *lat_opt_format(const char *arg, void *ctx);
 
@@ -52,8 +54,8 @@ const char *lat_opt_format(const char *arg, void *ctx);
 	{ "backend", 'b', "NAME", "auto, module, perf-mmap, perf-read, clock (default auto;"	\
 	  "\nenv PMUSER_BACKEND)", TOOL_OPT_PARSE, .parse = lat_opt_backend, .ctx = (o),	\
 	  .seen = (given) },								\
-	{ "seed", 0, "N", "layout seed (default 1)", TOOL_OPT_NUMBER, 0, UINT64_MAX,		\
-	  .value = &(o)->seed, .seen = (given) },						\
+	{ "seed", 0, "N", "layout seed (default 1; not for --pattern stride)", TOOL_OPT_PARSE,	\
+	  .parse = lat_opt_seed, .ctx = (o), .seen = (given) },				\
 	{ "format", 'f', "FMT", format_help, TOOL_OPT_PARSE, .parse = lat_opt_format,	\
 	  .ctx = (o) },									\
 	{ "output", 'o', "FILE", output_help, TOOL_OPT_STRING, .string = &(o)->output },	\
@@ -61,6 +63,12 @@ const char *lat_opt_format(const char *arg, void *ctx);
 
 /* The defaults: seed 1, CPU -1, everything else zero. */
 void lat_opts_init(struct lat_opts *o);
+
+/*
+ * The checks of the shared options against each other: NULL, or the reason (exit status 2)
+ * in why.
+ */
+const char *lat_opts_check(const struct lat_opts *o, char *why, size_t len);
 
 /* Fills in the CPU when none was given, reads its geometry; returns the node spacing. */
 uint64_t lat_opts_place(struct lat_opts *o, struct lat_geometry *g);

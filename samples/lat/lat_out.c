@@ -116,3 +116,12 @@ void lat_json_string(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+const char *lat_predicted(char *buf, size_t len, double pred, const char *none)
+{
+	if (pred > 0)
+		snprintf(buf, len, "%g", pred);
+	else
+		snprintf(buf, len, "%s", none);
+	return buf;
+}

@@ -242,13 +242,13 @@ void lat_timer_close(struct lat_timer *t)
 	t->ctr = NULL;
 }
 
-int lat_timer_check(const struct lat_timer *t, const char *tool)
+int lat_timer_check(const struct lat_timer *t, const char *tool, const char *outcome)
 {
 	if (!t->disturbed)
 		return 0;
-	fprintf(stderr, "%s: a measurement window was disturbed %d times in a row (%s; %s backend): nothing reported\n",
+	fprintf(stderr, "%s: a measurement window was disturbed %d times in a row (%s; %s backend): %s\n",
 		tool, LAT_WINDOW_TRIES, pmuser_backend_invalid_why(t->backend),
-		pmuser_backend_name(t->backend));
+		pmuser_backend_name(t->backend), outcome);
 	return -EAGAIN;
 }
 
@@ -256,7 +256,7 @@ int lat_timer_check(const struct lat_timer *t, const char *tool)
 
 /*
  * Whether to measure the window again: it was flagged, and it has not been flagged
- * LAT_WINDOW_TRIES times in a row yet (then the tool reports nothing: lat_timer_check()).
+ * LAT_WINDOW_TRIES times in a row yet (then lat_timer_check() says so).
  */
 static bool window_again(struct lat_timer *t, bool flagged, unsigned int *tries)
 {

@@ -55,9 +55,9 @@ void lat_timer_close(struct lat_timer *t);
 
 /*
  * 0 if every window so far was measured undisturbed; otherwise prints why on stderr, as
- * tool's message, and returns -EAGAIN: the tool reports nothing it measured.
+ * tool's message ending in outcome (what the tool reports now), and returns -EAGAIN.
  */
-int lat_timer_check(const struct lat_timer *t, const char *tool);
+int lat_timer_check(const struct lat_timer *t, const char *tool, const char *outcome);
 
 /* One dependent load at *p (p = *p) inside the window: raw counter delta. */
 uint64_t lat_time_load(struct lat_timer *t, void ***p);

@@ -56,14 +56,19 @@ static int parse(int argc, char **argv, struct opts *o)
 		.about = "Histogram of single-load latencies: one dependent load per sample between two\n"
 			 "serialised counter reads, minus the bias of the same sequence without the load.",
 	};
+	char why[128];
 	int first, ret;
 
 	*o = (struct opts){ .size = 16384, .samples = 10000, .warmup = 1000 };
 	lat_opts_init(&o->lat);
 	ret = tool_parse(&cli, argc, argv, &first);
-	if (ret < 0 && o->lat.stride && o->lat.pattern != LAT_STRIDE)
-		return tool_bad(TOOL, "--stride applies to --pattern stride only");
-	return ret;
+	if (ret >= 0)
+		return ret;
+	if (lat_opts_check(&o->lat, why, sizeof(why)))
+		return tool_bad(TOOL, "%s", why);
+	if (o->gap_set && o->lat.pattern == LAT_RANDOM)
+		return tool_bad(TOOL, "--gap is chase steps between samples: --pattern random loads at random lines and has none");
+	return -1;
 }
 
 struct result {
@@ -154,12 +159,13 @@ static int check_size(const struct opts *o, uint64_t step)
 			(unsigned long long)o->size, (unsigned long long)step);
 		return 2;
 	}
-	/* Base pages are known now; a huge page's size only once the buffer is mapped. */
-	if (o->lat.pattern == LAT_PAGE && o->lat.pages == LAT_PAGES_BASE &&
-	    lat_page_layout_check(o->size, (size_t)sysconf(_SC_PAGESIZE), step, why,
-				  sizeof(why))) {
-		fprintf(stderr, TOOL ": %s\n", why);
-		return 2;
+	if (o->lat.pattern == LAT_PAGE) {
+		size_t page = lat_pages_size(o->lat.pages, why, sizeof(why));
+
+		if (!page || lat_page_layout_check(o->size, page, step, why, sizeof(why))) {
+			fprintf(stderr, TOOL ": %s\n", why);
+			return 2;
+		}
 	}
 	if (o->size > (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2) {
 		fprintf(stderr, TOOL ": size %llu is more than half the machine's memory\n",
@@ -309,17 +315,19 @@ static void report_text(FILE *out, const struct report *x)
 static void report_csv(FILE *out, const struct report *x)
 {
 	const struct lat_stats *s = &x->r->st;
+	char pred[32];
 
 	fprintf(out, "# pmu-lat v1 unit=%s\n# backend=%s\n# timer=%s\n# sample=%s\n"
 		"# size=%llu\n# pattern=%s\n# step=%zu\n# line=%u\n# pages=%s\n"
 		"# cpu=%d\n# samples=%zu\n# bias=%llu\n# bias_median=%lld\n"
-		"# predicted=%g\n# min=%lld\n# mode=%lld\n# median=%lld\n# p90=%lld\n"
+		"# predicted=%s\n# min=%lld\n# mode=%lld\n# median=%lld\n# p90=%lld\n"
 		"# p99=%lld\n# max=%lld\n# resolved=%s\nlatency,count\n", x->t->unit,
 		pmuser_backend_name(x->t->backend), x->t->timer, x->t->method,
 		(unsigned long long)x->o->size, lat_pattern_name(x->o->lat.pattern),
 		x->chain->step, x->geo->line, lat_pages_name(x->o->lat.pages), x->o->lat.cpu, s->n,
 		(unsigned long long)x->r->bias, (long long)x->r->bias_st.median,
-		lat_predict_single(x->t), (long long)s->min, (long long)s->mode,
+		lat_predicted(pred, sizeof(pred), lat_predict_single(x->t), "none"),
+		(long long)s->min, (long long)s->mode,
 		(long long)s->median, (long long)s->p90, (long long)s->p99, (long long)s->max,
 		x->unresolved ? "no" : "yes");
 	each_value(x->r, out, "%lld,%zu\n", "%lld,%zu\n");
@@ -328,6 +336,7 @@ static void report_csv(FILE *out, const struct report *x)
 static void report_json(FILE *out, const struct report *x)
 {
 	const struct lat_stats *s = &x->r->st;
+	char pred[32];
 
 	fprintf(out, "{\"tool\": \"pmu-lat\", \"unit\": \"%s\", \"backend\": \"%s\", "
 		"\"timer\": ", x->t->unit, pmuser_backend_name(x->t->backend));
@@ -336,13 +345,14 @@ static void report_json(FILE *out, const struct report *x)
 	lat_json_string(out, x->t->method);
 	fprintf(out, ",\n \"size\": %llu, \"pattern\": \"%s\", \"step\": %zu, "
 		"\"line\": %u, \"pages\": \"%s\", \"cpu\": %d,\n \"bias\": %llu, "
-		"\"bias_median\": %lld, \"predicted\": %g,\n \"samples\": %zu, "
+		"\"bias_median\": %lld, \"predicted\": %s,\n \"samples\": %zu, "
 		"\"min\": %lld, \"mode\": %lld, \"median\": %lld, \"p90\": %lld, "
 		"\"p99\": %lld, \"max\": %lld, \"mean\": %.3f,\n \"histogram\": [",
 		(unsigned long long)x->o->size, lat_pattern_name(x->o->lat.pattern), x->chain->step,
 		x->geo->line, lat_pages_name(x->o->lat.pages), x->o->lat.cpu,
 		(unsigned long long)x->r->bias, (long long)x->r->bias_st.median,
-		lat_predict_single(x->t), s->n, (long long)s->min, (long long)s->mode,
+		lat_predicted(pred, sizeof(pred), lat_predict_single(x->t), "null"), s->n,
+		(long long)s->min, (long long)s->mode,
 		(long long)s->median, (long long)s->p90, (long long)s->p99, (long long)s->max,
 		s->mean);
 	each_value(x->r, out, "[%lld, %zu]", ", [%lld, %zu]");
@@ -396,12 +406,15 @@ int main(int argc, char **argv)
 		o.gap = o.size / step < 64 ? o.size / step : 64;
 
 	/* Every output is opened before anything is measured: a bad path costs no run. */
+	/* A path that cannot be opened is bad input, as pmu-stat has it: exit status 2. */
 	if (o.lat.raw && !(rf = fopen(o.lat.raw, "w"))) {
 		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
-		return 1;
+		return 2;
 	}
-	if (lat_output_open(TOOL, o.lat.output, &out))
+	if (lat_output_open(TOOL, o.lat.output, &out)) {
+		status = 2;
 		goto out_files;
+	}
 	if (tool_outputs_distinct(TOOL, (FILE *const[]){ rf, out }, (const char *const[]){
 			"--raw", o.lat.output ? "-o" : "standard output" }, 2)) {
 		status = 2;
@@ -424,14 +437,8 @@ int main(int argc, char **argv)
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
 
 	take_samples(&o, &t, &buf, &chain, &r);
-	if (lat_timer_check(&t, TOOL) || summarise(o.samples, &r))
+	if (lat_timer_check(&t, TOOL, "nothing reported") || summarise(o.samples, &r))
 		goto out_buf;
-	if (rf) {
-		ret = write_raw(rf, o.lat.raw, t.unit, o.samples, &r);
-		rf = NULL;
-		if (ret)
-			goto out_buf;
-	}
 	x = (struct report){ &o, &t, &geo, &buf, &chain, &r,
 			     unresolved_why(&t, o.samples, &r, why, sizeof(why)) };
 	if (x.unresolved)
@@ -440,11 +447,15 @@ int main(int argc, char **argv)
 	reports[o.lat.format](out, &x);
 	ret = lat_output_close(out);
 	out = NULL;
+	status = 0;
 	if (ret) {
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
-		goto out_buf;
+		status = 1;
 	}
-	status = 0;
+	/* After the report: a raw file that cannot be written loses no summary. */
+	if (rf && write_raw(rf, o.lat.raw, t.unit, o.samples, &r))
+		status = 1;
+	rf = NULL;
 out_buf:
 	result_free(&r);
 	lat_buf_free(&buf);

@@ -40,7 +40,7 @@ struct opts {
 	size_t nr_sizes;		/* explicit --sizes */
 	const char *events, *svg, *from;
 	bool measuring_opt;		/* an option that only a measurement uses */
-	bool max_set;
+	bool min_set, max_set;
 };
 
 struct point {
@@ -89,6 +89,14 @@ static const char *parse_sizes(const char *arg, void *ctx)
 	return NULL;
 }
 
+static const char *parse_min(const char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+
+	o->min_set = true;
+	return lat_parse_size(arg, &o->min) ? "want a positive byte count, e.g. 1K" : NULL;
+}
+
 static const char *parse_max(const char *arg, void *ctx)
 {
 	struct opts *o = ctx;
@@ -124,10 +132,11 @@ static int parse(int argc, char **argv, struct opts *o)
 	const struct tool_opt opts[] = {
 		{ "min", 0, "BYTES", "smallest size (default 1K); with --max, 2^k and 1.5 * 2^k"
 		  "\nplus dense steps around the cache sizes sysfs reports",
-		  TOOL_OPT_SIZE, 1, UINT64_MAX, .value = &o->min, .seen = m },
+		  TOOL_OPT_PARSE, .parse = parse_min, .ctx = o, .seen = m },
 		{ "max", 0, "BYTES", "largest size (default 256M)", TOOL_OPT_PARSE,
 		  .parse = parse_max, .ctx = o, .seen = m },
-		{ "sizes", 0, "LIST", "explicit comma-separated sizes instead", TOOL_OPT_PARSE,
+		{ "sizes", 0, "LIST", "explicit comma-separated sizes instead, each a multiple of"
+		  "\nthe node spacing (of the page for --pattern page)", TOOL_OPT_PARSE,
 		  .parse = parse_sizes, .ctx = o, .seen = m },
 		LAT_OPTS_PATTERN(&o->lat, m, "chase (Sattolo cycle, default), stride (address order),"
 				 "\npage (random within each page: separates TLB from cache),"
@@ -154,6 +163,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		.synopsis = "[options]            measure, then detect tiers\n"
 			    "       " TOOL " --from FILE [-f FMT] [-o FILE] [--svg FILE]   re-analyse a saved CSV",
 	};
+	char why[128];
 	int first, ret;
 
 	*o = (struct opts){ .min = 1024, .max = 256u << 20, .reps = 5, .budget = 20 };
@@ -163,8 +173,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		return ret;
 	if (o->from && o->measuring_opt)
 		return tool_bad(TOOL, "--from re-analyses a saved file: only --format, --output and --svg apply");
-	if (o->lat.stride && o->lat.pattern != LAT_STRIDE)
-		return tool_bad(TOOL, "--stride applies to --pattern stride only");
+	if (lat_opts_check(&o->lat, why, sizeof(why)))
+		return tool_bad(TOOL, "%s", why);
+	if (o->nr_sizes && (o->min_set || o->max_set))
+		return tool_bad(TOOL, "--sizes names every size: --%s does not apply",
+				o->min_set ? "min" : "max");
 	if (o->min > o->max) {
 		char lo[32], hi[32];
 
@@ -183,9 +196,10 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * The sizes to measure: 2^k and 1.5 * 2^k in [min, max], plus 3/4, 7/8, 1, 9/8, 5/4 of each
- * cache size sysfs reports (the transitions are where detail matters), each rounded down to
- * a multiple of the node spacing (of the page for the page pattern). Returns the count.
+ * The sizes to measure: --sizes as given (plan() checks them), or 2^k and 1.5 * 2^k in
+ * [min, max], plus 3/4, 7/8, 1, 9/8, 5/4 of each cache size sysfs reports (the transitions
+ * are where detail matters), each rounded down to a multiple of the node spacing. Returns
+ * the count.
  */
 static size_t plan_sizes(const struct opts *o, const struct lat_geometry *g, uint64_t unit,
 			 uint64_t *out)
@@ -211,7 +225,7 @@ static size_t plan_sizes(const struct opts *o, const struct lat_geometry *g, uin
 					out[n++] = s;
 			}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !o->nr_sizes; i++)
 		out[i] = out[i] / unit * unit;
 	qsort(out, n, sizeof(*out), cmp_u64);
 	for (size_t i = 0; i < n; i++)	/* drop zeros and duplicates */
@@ -277,7 +291,7 @@ static int from_file(const struct opts *o)
 	struct tiers_result r;
 	struct sweepcsv csv;
 	char err[256];
-	FILE *in, *out = stdout;
+	FILE *in, *out = stdout, *svg = NULL;
 	int ret;
 
 	in = strcmp(o->from, "-") ? fopen(o->from, "r") : stdin;
@@ -298,9 +312,23 @@ static int from_file(const struct opts *o)
 		sweepcsv_free(&csv);
 		return 1;
 	}
+	/* A path that cannot be opened is bad input, as pmu-stat has it: exit status 2. */
 	if (lat_output_open(TOOL, o->lat.output, &out)) {
 		sweepcsv_free(&csv);
-		return 1;
+		return 2;
+	}
+	if (o->svg && !(svg = open_svg(o->svg))) {
+		lat_output_close(out);
+		sweepcsv_free(&csv);
+		return 2;
+	}
+	if (tool_outputs_distinct(TOOL, (FILE *const[]){ out, svg }, (const char *const[]){
+			o->lat.output ? "-o" : "standard output", "--svg" }, 2)) {
+		if (svg)
+			fclose(svg);
+		lat_output_close(out);
+		sweepcsv_free(&csv);
+		return 2;
 	}
 	switch (o->lat.format) {
 	case LAT_TEXT:
@@ -325,12 +353,10 @@ static int from_file(const struct opts *o)
 		break;
 	}
 	ret = lat_output_close(out);
-	if (!ret && o->svg) {
-		FILE *svg = open_svg(o->svg);
-
-		ret = svg ? write_svg(svg, o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from) :
-			    -EIO;
-	}
+	if (svg && !ret)
+		ret = write_svg(svg, o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from);
+	else if (svg)
+		fclose(svg);
 	sweepcsv_free(&csv);
 	return ret ? 1 : 0;
 }
@@ -497,13 +523,14 @@ static void report_csv(FILE *out, const struct sweep_report *x)
 {
 	const struct sweep *s = x->s;
 	const struct opts *o = s->o;
+	char pred[32];
 
 	fprintf(out, "# pmu-sweep v1 unit=%s\n# backend=%s\n# timer=%s\n# pattern=%s\n"
-		"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%g\n"
+		"# step=%llu\n# line=%u\n# pages=%s\n# cpu=%d\n# reps=%llu\n# predicted=%s\n"
 		"size_bytes,latency,median,ns_per_load,loads", s->t.unit,
 		pmuser_backend_name(s->t.backend), s->t.timer, lat_pattern_name(o->lat.pattern),
 		(unsigned long long)s->step, s->geo.line, lat_pages_name(o->lat.pages), o->lat.cpu,
-		(unsigned long long)o->reps, x->pred);
+		(unsigned long long)o->reps, lat_predicted(pred, sizeof(pred), x->pred, "none"));
 	for (size_t e = 0; e < s->nr_ev; e++)
 		fprintf(out, ",%s", pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
 	fputc('\n', out);
@@ -522,14 +549,16 @@ static void report_json(FILE *out, const struct sweep_report *x)
 {
 	const struct sweep *s = x->s;
 	const struct opts *o = s->o;
+	char pred[32];
 
 	fprintf(out, "{\"tool\": \"pmu-sweep\", \"unit\": \"%s\", \"backend\": \"%s\", "
 		"\"timer\": ", s->t.unit, pmuser_backend_name(s->t.backend));
 	lat_json_string(out, s->t.timer);
 	fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
-		"\"cpu\": %d, \"reps\": %llu, \"predicted\": %g,\n \"points\": [",
+		"\"cpu\": %d, \"reps\": %llu, \"predicted\": %s,\n \"points\": [",
 		lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
-		lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps, x->pred);
+		lat_pages_name(o->lat.pages), o->lat.cpu, (unsigned long long)o->reps,
+		lat_predicted(pred, sizeof(pred), x->pred, "null"));
 	for (size_t i = 0; i < x->n; i++) {
 		fprintf(out, "%s\n  {\"size_bytes\": %llu, \"latency\": %.6g, \"median\": %.6g, "
 			"\"ns_per_load\": %.6g, \"loads\": %llu, \"events\": {", i ? "," : "",
@@ -630,6 +659,23 @@ static void catch_stop(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The page pattern lays nodes out within pages: only sizes of whole pages. The count left. */
+static size_t whole_pages(uint64_t *sizes, size_t n, size_t page)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (sizes[i] % page == 0 && sizes[i] / page >= 1)
+			sizes[k++] = sizes[i];
+	if (k < n)
+		fprintf(stderr, TOOL ": pattern page: skipped %zu sizes that are not whole %zu-byte pages\n",
+			n - k, page);
+	if (!k)
+		fprintf(stderr, TOOL ": pattern page: no size is a multiple of the %zu-byte page\n",
+			page);
+	return k;
+}
+
 /*
  * The sizes to measure (into sizes, their count in *n) and the events, checked: 0, or the
  * exit status 2 after saying why.
@@ -643,6 +689,28 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 	while (!o->max_set && o->max > mem / 4 && o->max > o->min)
 		o->max /= 2;
 	*n = plan_sizes(o, &s->geo, s->step, sizes);
+	for (size_t i = 0; i < o->nr_sizes; i++)
+		if (sizes[i] % s->step) {
+			fprintf(stderr, TOOL ": --sizes: %llu is not a multiple of the %llu-byte node spacing\n",
+				(unsigned long long)sizes[i], (unsigned long long)s->step);
+			return 2;
+		}
+	if (o->lat.pattern == LAT_PAGE) {
+		size_t page = lat_pages_size(o->lat.pages, err, sizeof(err));
+
+		if (!page) {
+			fprintf(stderr, TOOL ": %s\n", err);
+			return 2;
+		}
+		for (size_t i = 0; i < o->nr_sizes; i++)
+			if (lat_page_layout_check(sizes[i], page, s->step, err, sizeof(err))) {
+				fprintf(stderr, TOOL ": --sizes: %s\n", err);
+				return 2;
+			}
+		*n = whole_pages(sizes, *n, page);
+		if (!*n)
+			return 2;
+	}
 	if (!*n || sizes[0] < 2 * s->step) {
 		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
 			(unsigned long long)s->step, *n ? (unsigned long long)sizes[0] : 0ULL);
@@ -666,26 +734,11 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 	return 0;
 }
 
-/* The page pattern lays nodes out within pages: only sizes of whole pages. The count left. */
-static size_t whole_pages(uint64_t *sizes, size_t n, size_t page)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (sizes[i] % page == 0 && sizes[i] / page >= 1)
-			sizes[k++] = sizes[i];
-	if (k < n)
-		fprintf(stderr, TOOL ": pattern page: skipped %zu sizes that are not whole %zu-byte pages\n",
-			n - k, page);
-	if (!k)
-		fprintf(stderr, TOOL ": pattern page: no size is a multiple of the %zu-byte page\n",
-			page);
-	return k;
-}
-
 /*
  * Measures each size in turn, until done or a stop signal: 0 and the sizes measured in *done,
- * or the failing measurement's error (said).
+ * or the failing measurement's error (said), the sizes measured before it in *done. Windows
+ * disturbed every time at one size stop the sweep there (-EAGAIN): the sizes before it
+ * stand.
  */
 static int measure_all(struct sweep *s, const uint64_t *sizes, size_t n, struct point *pts,
 		       size_t *done)
@@ -711,8 +764,15 @@ static int measure_all(struct sweep *s, const uint64_t *sizes, size_t n, struct 
 		}
 		ret = measure_size(s, sizes[i], s->o->budget * 1e9 / (double)(n * s->o->reps),
 				   &pts[i]);
-		if (!ret)
-			ret = lat_timer_check(&s->t, TOOL);
+		if (!ret && s->t.disturbed) {
+			char outcome[96];
+
+			lat_progress_done(&prog);
+			snprintf(outcome, sizeof(outcome), "stopped at %s, %s",
+				 size_format(a, sizeof(a), sizes[i]),
+				 i ? "reporting the sizes before it" : "nothing reported");
+			ret = lat_timer_check(&s->t, TOOL, outcome);
+		}
 		if (ret)
 			return ret;
 		lat_progress(&prog, "[%zu/%zu] %s: %.3f %s/load", i + 1, n,
@@ -731,7 +791,7 @@ int main(int argc, char **argv)
 	char err[512];
 	size_t n, done;
 	FILE *out = stdout, *svg = NULL;
-	int ret, status = 1;
+	int ret, disturbed, status = 1;
 
 	ret = parse(argc, argv, &o);
 	if (ret >= 0)
@@ -744,14 +804,16 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	/* Every output is opened before anything is measured: a bad path loses no run. */
+	/* A path that cannot be opened is bad input, as pmu-stat has it: exit status 2. */
 	if (lat_output_open(TOOL, o.lat.output, &out))
-		return 1;
+		return 2;
 	if (o.svg && !(svg = open_svg(o.svg))) {
 		lat_output_close(out);
-		return 1;
+		return 2;
 	}
 	if (o.lat.raw && !(s.raw = fopen(o.lat.raw, "w"))) {
 		fprintf(stderr, TOOL ": %s: %s\n", o.lat.raw, strerror(errno));
+		status = 2;
 		goto out_files;
 	}
 	if (tool_outputs_distinct(TOOL, (FILE *const[]){ out, svg, s.raw }, (const char *const[]){
@@ -770,20 +832,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, TOOL ": %s\n", err);
 		goto out_timer;
 	}
-	if (o.lat.pattern == LAT_PAGE && !(n = whole_pages(sizes, n, s.buf.page)))
-		goto out_buf;
 	if (s.raw)
 		fprintf(s.raw, "# pmu-sweep raw runs unit=%s\nsize,rep,loads,raw,bias,latency,ns\n",
 			s.t.unit);
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
-	if (measure_all(&s, sizes, n, pts, &done))
+	ret = measure_all(&s, sizes, n, pts, &done);
+	if (ret && (ret != -EAGAIN || !done))
 		goto out_buf;
+	disturbed = ret;
 	ret = report(&s, pts, done, out, svg);
 	svg = NULL;	/* report() closed it */
 	if (ret && ret != -ENODATA)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
 	else
-		status = stop_signal ? 128 + stop_signal : !!ret;
+		status = stop_signal ? 128 + stop_signal : ret || disturbed;
 out_buf:
 	lat_buf_free(&s.buf);
 out_timer:

@@ -233,7 +233,7 @@ TEST(lat_clock_backend)
 			 out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "# pmu-lat v1 unit=ns\n# backend=clock\n# timer=CLOCK_MONOTONIC_RAW"));
 	EXPECT_TRUE(has(out, "# sample=library region reads (clock backend"));
-	EXPECT_TRUE(has(out, "# predicted=0\n"));
+	EXPECT_TRUE(has(out, "# predicted=none\n"));
 	s = strstr(out, "latency,count\n");
 	ASSERT_TRUE(NULL != s);
 	for (s = strchr(s, '\n') + 1; sscanf(s, "%lld,%lld", &v, &c) == 2; s = strchr(s, '\n') + 1) {
@@ -298,6 +298,17 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --sizes 4K,8K,", "empty item in --sizes", 2 },
 		{ BIN "pmu-sweep -b clock --max 1T", "--max '1T'", 2 },
 		{ BIN "pmu-sweep -b clock --hugepages=tiny", "--hugepages 'tiny'", 2 },
+		/* What would be measured is never changed behind the user's back. */
+		{ BIN "pmu-sweep -b clock --sizes 130,4K", "130 is not a multiple of the", 2 },
+		{ BIN "pmu-sweep -b clock --sizes 4K,8K --min 1M", "--min does not apply", 2 },
+		{ BIN "pmu-sweep -b clock --sizes 4K,8K --max 1M", "--max does not apply", 2 },
+		{ BIN "pmu-sweep -b clock --pattern page --sizes 4K,6K", "multiple of the", 2 },
+		{ BIN "pmu-sweep -b clock --pattern stride --seed 3", "--pattern stride has none", 2 },
+		{ BIN "pmu-lat -b clock --pattern stride --seed 3", "--pattern stride has none", 2 },
+		{ BIN "pmu-lat -b clock --pattern random --gap 5", "--pattern random", 2 },
+		{ BIN "pmu-lat -b clock -c 1000", "CPU 1000 is not online or not allowed", 2 },
+		{ BIN "pmu-chase --sequential --seed 3", "--sequential has no shuffle", 2 },
+		{ BIN "pmu-misp --zeros --seed 3", "--zeros has none", 2 },
 	};
 	static char out[OUT_MAX];
 
@@ -327,11 +338,45 @@ TEST(bad_output_paths_fail_before_measuring)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		uint64_t t0 = now_ns();
 
-		EXPECT_EQ(1, run(cmds[i], out, sizeof(out))) TH_LOG("%s: %s", cmds[i], out);
+		EXPECT_EQ(2, run(cmds[i], out, sizeof(out))) TH_LOG("%s: %s", cmds[i], out);
 		EXPECT_TRUE(has(out, "/nonexistent/")) TH_LOG("%s: %s", cmds[i], out);
 		EXPECT_FALSE(has(out, "sizes from")) TH_LOG("%s measured: %s", cmds[i], out);
 		EXPECT_GT(2000000000ull, now_ns() - t0) TH_LOG("%s", cmds[i]);
 	}
+}
+
+/*
+ * Bad input found before anything is opened leaves an existing output as it was; two
+ * outputs naming one file are refused in --from mode too.
+ */
+TEST(usage_errors_leave_outputs_alone)
+{
+	static const char *const cmds[] = {
+		BIN "pmu-lat -b clock --pattern page -s 6K -o /tmp/pmuser-keep.txt",
+		BIN "pmu-lat -b clock -c 1000 -o /tmp/pmuser-keep.txt",
+		BIN "pmu-sweep -b clock --pattern page --sizes 1K,2K,3K -o /tmp/pmuser-keep.txt",
+		BIN "pmu-sweep --from " DATA "rpi4-a72.csv -o /tmp/pmuser-keep.txt --svg /tmp/pmuser-keep.txt",
+	};
+	static char out[OUT_MAX];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		ASSERT_EQ(0, run("echo kept > /tmp/pmuser-keep.txt", out, sizeof(out)));
+		EXPECT_EQ(2, run(cmds[i], out, sizeof(out))) TH_LOG("%s: %s", cmds[i], out);
+		ASSERT_EQ(0, run("cat /tmp/pmuser-keep.txt", out, sizeof(out)));
+		if (!strstr(cmds[i], "--svg"))
+			EXPECT_STREQ("kept\n", out) TH_LOG("%s", cmds[i]);
+	}
+}
+
+/* A raw file that cannot be written costs the run its exit status, not its report. */
+TEST(lat_raw_write_failure_keeps_the_report)
+{
+	static char out[OUT_MAX];
+
+	EXPECT_EQ(1, run(BIN "pmu-lat -b clock -n 2000 -w 10 --raw /dev/full 2>/dev/null", out,
+			 sizeof(out)));
+	EXPECT_TRUE(has(out, "histogram")) TH_LOG("%s", out);
 }
 
 /* pmu-info off ARM: no module to load here, and --events says why it lists nothing. */
