@@ -79,6 +79,7 @@ struct stat_event {
 	char name[48];
 	unsigned int set;
 	bool supported;
+	int perf_ctr;			/* perf backend: its counter in the open sets, 0 cycles */
 	/*
 	 * Known only from the core's event table: no PMCEID register confirms the CPU counts
 	 * it (ARMv7, QEMU's Cortex-A15), so a 0 may be an event the CPU lacks.
@@ -91,7 +92,7 @@ struct stat_event {
 	double stderr_pct;		/* -r: relative standard error of scaled's mean, in % */
 	unsigned int periods;		/* module: periods its set was on; perf: 0 */
 	uint64_t cpu_raw[STAT_MAX_CPUS];
-	double cpu_scaled[STAT_MAX_CPUS];
+	double cpu_scaled[STAT_MAX_CPUS];	/* NAN: the task ran there, never counted */
 };
 
 /* Events, grouped in sets, resolved for one core. */

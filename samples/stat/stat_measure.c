@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +223,7 @@ static double perf_clock_ns(const struct perf_state *p, unsigned int k)
  * counts from one moment, but refuses a group the PMU cannot hold at once. Otherwise one
  * group per event, which perf multiplexes one by one.
  */
-static int perf_open(struct perf_state *p, const struct stat_setup *s, pid_t pid,
+static int perf_open(struct perf_state *p, struct stat_setup *s, pid_t pid,
 		     bool cycles_only, bool group, char *why, size_t whylen)
 {
 	struct pmuser_counters_attr a;
@@ -252,21 +253,26 @@ static int perf_open(struct perf_state *p, const struct stat_setup *s, pid_t pid
 			return ret;
 		}
 	}
+	if (cycles_only)
+		return 0;
+	/*
+	 * Each event's counter; one perf could not open in an optional set (the library keeps
+	 * it, unsupported) is not supported, not a count of 0.
+	 */
+	for (i = 0, k = 1; i < s->nr_events; i++) {
+		struct stat_event *e = &s->ev[i];
+
+		e->perf_ctr = e->supported ? (int)k++ : -1;
+		if (e->supported && p->n && !pmuser_counters_supported(p->c[0], (unsigned int)e->perf_ctr))
+			e->supported = false;
+	}
 	return 0;
 }
 
 /* Counter index of event i in the open sets (0 is cycles), or -1 if it was not opened. */
 static int perf_index(const struct stat_setup *s, size_t i)
 {
-	size_t k;
-	int idx = 1;
-
-	if (!s->ev[i].supported)
-		return -1;
-	for (k = 0; k < i; k++)
-		if (s->ev[k].supported)
-			idx++;
-	return idx;
+	return s->ev[i].supported ? s->ev[i].perf_ctr : -1;
 }
 
 static void perf_period(struct perf_state *p, const struct stat_setup *s, struct stat_result *r,
@@ -326,6 +332,7 @@ static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_
 	for (i = 0; i <= s->nr_events; i++) {
 		struct stat_event *e = i < s->nr_events ? &s->ev[i] : &r->cycles;
 		int idx = i < s->nr_events ? perf_index(s, i) : 0;
+		bool missed = false;
 
 		if (idx < 0)
 			continue;
@@ -339,17 +346,25 @@ static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_
 			if (p->cpu[k] < 0) {
 				sc = pmuser_count_scaled(c);
 				enabled += (double)c->enabled;
+			} else if (c->running) {
+				sc = (double)c->value * ref[k] / (double)c->running;
+				enabled += ref[k];
 			} else {
-				sc = c->running ? (double)c->value * ref[k] / (double)c->running : 0;
+				/* The task ran there, perf never had the event on a counter: no count. */
+				missed |= ref[k] > 0;
+				sc = ref[k] > 0 ? NAN : 0;
 				enabled += ref[k];
 			}
 			running += (double)c->running;
 			e->raw += c->value;
-			e->scaled += sc;
+			e->scaled += isnan(sc) ? 0 : sc;
 			e->cpu_raw[k] = c->value;
 			e->cpu_scaled[k] = sc;
 		}
 		e->duty = enabled > 0 ? running / enabled : 0;
+		/* A CPU without a count: the total is estimated over the whole run, as perf does. */
+		if (missed && running > 0)
+			e->scaled = (double)e->raw * enabled / running;
 	}
 }
 

@@ -260,6 +260,9 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		return stat_fail(-EINVAL, err, errlen, "--per-cpu: the module backend counts one CPU, its counts are that CPU's");
 	if (o->per_cpu && o->backend == STAT_CLOCK)
 		return stat_fail(-EINVAL, err, errlen, "--per-cpu: the clock backend counts no events");
+	if ((o->periods_file || o->plot_file) && o->backend == STAT_CLOCK)
+		return stat_fail(-EINVAL, err, errlen, "--%s: the clock backend counts no events",
+				 o->periods_file ? "periods" : "plot");
 	o->argv = argv + first;
 	o->argc = argc - first;
 	return 0;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -198,8 +199,11 @@ static void text_per_cpu(FILE *f, const struct stat_setup *s, const struct stat_
 	fprintf(f, "\nPer CPU (raw [scaled])\n");
 	label(f, "cycles");
 	for (c = 0; c < r->nr_counted_cpus; c++)
-		fprintf(f, "  cpu%d %s", r->counted_cpus[c],
-			stat_group(buf, sizeof(buf), r->cycles.cpu_raw[c]));
+		if (isnan(r->cycles.cpu_scaled[c]))
+			fprintf(f, "  cpu%d not counted", r->counted_cpus[c]);
+		else
+			fprintf(f, "  cpu%d %s", r->counted_cpus[c],
+				stat_group(buf, sizeof(buf), r->cycles.cpu_raw[c]));
 	fputc('\n', f);
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
@@ -208,9 +212,12 @@ static void text_per_cpu(FILE *f, const struct stat_setup *s, const struct stat_
 			continue;
 		label(f, e->name);
 		for (c = 0; c < r->nr_counted_cpus; c++)
-			fprintf(f, "  cpu%d %s [%s]", r->counted_cpus[c],
-				stat_group(buf, sizeof(buf), e->cpu_raw[c]),
-				stat_group(a, sizeof(a), round_u64(e->cpu_scaled[c])));
+			if (isnan(e->cpu_scaled[c]))
+				fprintf(f, "  cpu%d not counted", r->counted_cpus[c]);
+			else
+				fprintf(f, "  cpu%d %s [%s]", r->counted_cpus[c],
+					stat_group(buf, sizeof(buf), e->cpu_raw[c]),
+					stat_group(a, sizeof(a), round_u64(e->cpu_scaled[c])));
 		fputc('\n', f);
 	}
 }
@@ -309,6 +316,18 @@ static void csv_event(FILE *f, const struct stat_event *e, const char *set, cons
 		(unsigned long long)raw, scaled, duty, periods);
 }
 
+/*
+ * The row of an event with no count, as -x has <not supported> and <not counted>: kind
+ * not_supported (the CPU or the backend cannot count it) or not_counted (never on a
+ * counter), the count fields empty.
+ */
+static void csv_uncounted(FILE *f, const struct stat_event *e, const char *set, const char *cpu,
+			  bool supported)
+{
+	fprintf(f, "%s,%s,%s,%s,,,,\n", supported ? "not_counted" : "not_supported", e->name, set,
+		cpu);
+}
+
 int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		    const struct stat_sys *sys, const struct stat_result *r)
 {
@@ -324,28 +343,55 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 			cmd[i] = ' ';
 	fprintf(f, "# pmu-stat v1\n# command=%s\n# backend=%s\n# cpus_online=%u\n",
 		cmd, stat_backend_label(r->backend), sys->nr_online);
+	if (r->fallback[0]) {
+		fprintf(f, "# counters_unavailable=");
+		for (i = 0; r->fallback[i]; i++)
+			fputc(r->fallback[i] == ',' || r->fallback[i] == '\n' ? ' ' : r->fallback[i],
+			      f);
+		fputc('\n', f);
+	}
 	if (r->backend == STAT_MODULE)
 		fprintf(f, "# module_cpu=%d\n", r->module_cpu);
 	fprintf(f, "# elapsed_ns=%llu\n# exit_status=%d\n# period_ms=%u\n# total_periods=%u\n",
 		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
 		r->interval_ms, r->total_periods);
 	fprintf(f, "kind,name,set,cpu,raw,scaled,duty,periods\n");
-	if (r->have_cycles)
+	if (!r->have_cycles) {
+		struct stat_event cycles = r->cycles;
+
+		/* Wall time only: no event has a count, each is said so. */
+		snprintf(cycles.name, sizeof(cycles.name), "cycles");
+		csv_uncounted(f, &cycles, "all", "all", false);
+		for (i = 0; i < s->nr_events; i++) {
+			snprintf(set, sizeof(set), "%u", s->ev[i].set);
+			csv_uncounted(f, &s->ev[i], set, "all", false);
+		}
+		return ferror(f) ? -EIO : 0;
+	}
+	if (r->cycles.duty > 0)
 		csv_event(f, &r->cycles, "all", "all", r->cycles.raw, r->cycles.scaled,
 			  r->cycles.duty, r->total_periods);
+	else
+		csv_uncounted(f, &r->cycles, "all", "all", true);
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 
-		if (!e->supported || e->duty <= 0 || !r->have_cycles)
-			continue;
 		snprintf(set, sizeof(set), "%u", e->set);
+		if (!e->supported || e->duty <= 0) {
+			csv_uncounted(f, e, set, "all", e->supported);
+			continue;
+		}
 		csv_event(f, e, set, "all", e->raw, e->scaled, e->duty,
 			  r->backend == STAT_MODULE ? e->periods : r->total_periods);
 		for (c = 0; c < r->nr_counted_cpus; c++) {
 			snprintf(cpu, sizeof(cpu), "%d", r->counted_cpus[c]);
-			csv_event(f, e, set, cpu, e->cpu_raw[c], e->cpu_scaled[c],
-				  e->cpu_scaled[c] > 0 ? (double)e->cpu_raw[c] / e->cpu_scaled[c] : 0,
-				  r->total_periods);
+			if (isnan(e->cpu_scaled[c]))
+				csv_uncounted(f, e, set, cpu, true);
+			else
+				csv_event(f, e, set, cpu, e->cpu_raw[c], e->cpu_scaled[c],
+					  e->cpu_scaled[c] > 0 ?
+					  (double)e->cpu_raw[c] / e->cpu_scaled[c] : 0,
+					  r->total_periods);
 		}
 	}
 	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
@@ -390,9 +436,13 @@ static void json_event(FILE *f, const struct stat_event *e, int set, const struc
 	if (e->supported && e->duty > 0 && r->nr_counted_cpus) {
 		fprintf(f, ", \"per_cpu\": [");
 		for (c = 0; c < r->nr_counted_cpus; c++)
-			fprintf(f, "%s{\"cpu\": %d, \"raw\": %llu, \"scaled\": %.0f}", c ? ", " : "",
-				r->counted_cpus[c], (unsigned long long)e->cpu_raw[c],
-				e->cpu_scaled[c]);
+			if (isnan(e->cpu_scaled[c]))
+				fprintf(f, "%s{\"cpu\": %d, \"counted\": false}", c ? ", " : "",
+					r->counted_cpus[c]);
+			else
+				fprintf(f, "%s{\"cpu\": %d, \"counted\": true, \"raw\": %llu, \"scaled\": %.0f}",
+					c ? ", " : "", r->counted_cpus[c],
+					(unsigned long long)e->cpu_raw[c], e->cpu_scaled[c]);
 		fprintf(f, "]");
 	}
 	fprintf(f, "}");

@@ -112,6 +112,10 @@ TEST(options_refused)
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--per-cpu", "--backend", "clock", "x"));
 	EXPECT_TRUE(strstr(err, "--per-cpu: the clock backend counts no events") != NULL)
 		TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "--periods", "p.csv", "x"));
+	EXPECT_TRUE(strstr(err, "--periods: the clock backend counts no events") != NULL)
+		TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "--plot", "p.svg", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "--json", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "-x", ",", "x"));
 	EXPECT_TRUE(strstr(err, "--csv, --json and -x") != NULL) TH_LOG("%s", err);
@@ -536,6 +540,8 @@ TEST(clock_run_and_reports)
 	text = report(stat_report_csv, &o, &s, &sys, r);
 	EXPECT_TRUE(strstr(text, "# backend=clock") != NULL);
 	EXPECT_TRUE(strstr(text, "# exit_status=3") != NULL);
+	/* Wall time only: the rows say so rather than leave the events out. */
+	EXPECT_TRUE(strstr(text, "\nnot_supported,cycles,all,all,,,,\n") != NULL) TH_LOG("%s", text);
 	free(text);
 	text = report(stat_report_json, &o, &s, &sys, r);
 	EXPECT_TRUE(strstr(text, "\"backend\": \"clock\"") != NULL);
@@ -612,6 +618,34 @@ TEST(reports_and_periods)
 		TH_LOG("%s", text);
 	EXPECT_TRUE(strstr(text, "metric,IPC,,,,0.500000,,\n") != NULL);
 	free(text);
+
+	/* No count is never a 0: an event never on a counter, a CPU it was never counted on. */
+	s.ev[2].duty = 0;
+	r->nr_counted_cpus = 2;
+	r->counted_cpus[0] = 0;
+	r->counted_cpus[1] = 1;
+	r->cycles.cpu_raw[0] = r->cycles.raw;
+	r->cycles.cpu_scaled[0] = r->cycles.scaled;
+	r->cycles.cpu_scaled[1] = NAN;
+	s.ev[0].cpu_raw[0] = s.ev[0].raw;
+	s.ev[0].cpu_scaled[0] = s.ev[0].scaled;
+	s.ev[0].cpu_scaled[1] = NAN;
+	text = report(stat_report_text, &o, &s, &sys, r);
+	EXPECT_TRUE(strstr(text, "cpu0 500,000 [1,000,000]  cpu1 not counted\n") != NULL)
+		TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "cpu0 2,000,000  cpu1 not counted\n") != NULL) TH_LOG("%s", text);
+	free(text);
+	text = report(stat_report_csv, &o, &s, &sys, r);
+	EXPECT_TRUE(strstr(text, "event,INST_RETIRED,0,0,500000,1000000,0.500000,4\n") != NULL)
+		TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "not_counted,INST_RETIRED,0,1,,,,\n") != NULL) TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "not_counted,BR_MIS_PRED,1,all,,,,\n") != NULL) TH_LOG("%s", text);
+	free(text);
+	text = report(stat_report_json, &o, &s, &sys, r);
+	EXPECT_TRUE(strstr(text, "{\"cpu\": 1, \"counted\": false}") != NULL) TH_LOG("%s", text);
+	free(text);
+	r->nr_counted_cpus = 0;
+	s.ev[2].duty = 0.5;
 
 	r->periods.keep = true;
 	for (k = 0; k < 4; k++) {
