@@ -27,10 +27,13 @@ void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci);
 /* Maps the counter page read-only. */
 int pmuser_counters_mmap(struct vm_area_struct *vma);
 /*
- * The hardware counters of this CPU that hold pmuser's own SW_INCR events right now: the
- * only ones SWINC may write. Called with interrupts off, so perf moves none before the write.
+ * The hardware counters of this CPU that hold the SW_INCR events owner configured, right
+ * now: the only ones its SWINC may write. Called with interrupts off, so perf moves none
+ * before the write.
  */
-u32 pmuser_counters_swinc_mask(void);
+u32 pmuser_counters_swinc_mask(const struct file *owner);
+/* Whether file holds the configuration (a moment's answer: SWINC checks again). */
+bool pmuser_counters_owned_by(const struct file *file);
 /*
  * Inline read authorisation (pmuser_access.c). The counters part calls it, never the other
  * way round: it reports switches, hotplug and whether its counters are live on a CPU.
@@ -48,8 +51,8 @@ void pmuser_access_switch(struct task_struct *prev, struct task_struct *next);
 /* Re-establish this CPU's user-enable register after hotplug or power-down. */
 void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);
-/* Every held counter was just released: close user access perf left open. */
-void pmuser_access_counters_gone(void);
+/* pmuser holds no counter on cpus any more: close user access perf left open there. */
+void pmuser_access_counters_gone(const struct cpumask *cpus);
 /* pmuser's counters are (or are no longer) live on cpu: on that CPU, or while it is offline. */
 void pmuser_access_counters_live(unsigned int cpu, bool live);
 

@@ -363,6 +363,23 @@ err_free:
 	return ret;
 }
 
+static void pmuser_userenr_close_current(void *unused)
+{
+	pmuser_userenr_close_for(current);
+}
+
+/*
+ * After grants are freed: perf removes an event without starting the PMU, so the read bits
+ * stay set on every CPU where a thread ran whose grant (its own, or a copy it inherited
+ * through PMUSER_ACCESS_PROCESS) went with them, for whichever thread runs there next. Each
+ * CPU is closed unless perf grants its running thread reads: a live grant's anchor, or the
+ * thread's own rdpmc events.
+ */
+static void pmuser_access_close_freed(void)
+{
+	on_each_cpu(pmuser_userenr_close_current, NULL, 1);
+}
+
 int pmuser_access_revoke(struct file *file, u32 flags)
 {
 	struct pmuser_grant *g;
@@ -377,15 +394,8 @@ int pmuser_access_revoke(struct file *file, u32 flags)
 		ret = -ENOENT;
 	mutex_unlock(&pmuser_grants_lock);
 	pmuser_hook_put(put);
-	/*
-	 * perf leaves the register alone when no event is live on this CPU: close it here,
-	 * unless perf grants this thread reads for its own events.
-	 */
-	if (!ret) {
-		preempt_disable();
-		pmuser_userenr_close_for(current);
-		preempt_enable();
-	}
+	if (!ret)
+		pmuser_access_close_freed();
 	return ret;
 }
 
@@ -393,13 +403,18 @@ void pmuser_access_release(struct file *file)
 {
 	struct pmuser_grant *g, *tmp;
 	unsigned int put = 0;
+	bool freed = false;
 
 	mutex_lock(&pmuser_grants_lock);
 	list_for_each_entry_safe(g, tmp, &pmuser_grants, node)
-		if (g->file == file)
+		if (g->file == file) {
 			put += pmuser_grant_free(g);
+			freed = true;
+		}
 	mutex_unlock(&pmuser_grants_lock);
 	pmuser_hook_put(put);
+	if (freed)
+		pmuser_access_close_freed();
 }
 
 /*
@@ -415,13 +430,13 @@ static void pmuser_userenr_clear(void *unused)
 
 /*
  * perf starts the PMU only while some counter is in use, so once pmuser's counters are gone
- * nothing would clear the read bits a granted thread left on its CPU: the next thread there
+ * from cpus nothing would clear the read bits a granted thread left there: the next thread
  * could read stale counters. Granted threads get them back from perf when counters return.
  */
-void pmuser_access_counters_gone(void)
+void pmuser_access_counters_gone(const struct cpumask *cpus)
 {
 	mutex_lock(&pmuser_grants_lock);
-	on_each_cpu(pmuser_userenr_clear, NULL, 1);
+	on_each_cpu_mask(cpus, pmuser_userenr_clear, NULL, 1);
 	mutex_unlock(&pmuser_grants_lock);
 }
 
@@ -438,7 +453,7 @@ int pmuser_access_init(bool global)
 void pmuser_access_exit(void)
 {
 	/* Granted threads that ran last may have left the read bits set on idle CPUs. */
-	pmuser_access_counters_gone();
+	pmuser_access_counters_gone(cpu_online_mask);
 	pmuser_hook_exit();
 }
 
@@ -692,7 +707,7 @@ void pmuser_access_release(struct file *file)
  * The register follows the mode whether counters are held or not: global mode lets every
  * thread read whatever is counted, per-thread mode lets granted threads read.
  */
-void pmuser_access_counters_gone(void)
+void pmuser_access_counters_gone(const struct cpumask *cpus)
 {
 }
 

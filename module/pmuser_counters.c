@@ -193,13 +193,20 @@ static bool pmuser_event_placed(struct perf_event *event)
 /* The architecture's SW_INCR event number (ARMv6 has none; PMUSER_HAS_SWINC says so). */
 #define PMUSER_EVENT_SW_INCR	0x00
 
-u32 pmuser_counters_swinc_mask(void)
+bool pmuser_counters_owned_by(const struct file *file)
+{
+	return READ_ONCE(pmuser_owner) == file;
+}
+
+u32 pmuser_counters_swinc_mask(const struct file *owner)
 {
 	const struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
 	unsigned int slot;
 	u32 mask = 0;
 
 	lockdep_assert_irqs_disabled();
+	if (!pmuser_counters_owned_by(owner))
+		return 0;
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		struct perf_event *event = READ_ONCE(pc->ctr[slot].event);
 
@@ -462,10 +469,13 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 	else
 		pmuser_access_counters_live(cpu, false);
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
-		if (pc->ctr[slot].event)
-			pmuser_event_retire(pc->ctr[slot].event);
-		pc->ctr[slot].event = NULL;
+		struct perf_event *event = pc->ctr[slot].event;
+
+		/* Unpublished before it may be freed: SWINC reads the pointer locklessly. */
+		WRITE_ONCE(pc->ctr[slot].event, NULL);
 		pc->ctr[slot].publish = false;
+		if (event)
+			pmuser_event_retire(event);
 	}
 }
 
@@ -524,13 +534,17 @@ err_teardown:
 	return ret;
 }
 
+/*
+ * The caller that leaves CPUs without counters calls pmuser_access_counters_gone() for them
+ * after it. A CONFIGURE that holds counters again leaves the granted threads' access alone:
+ * perf restores it whenever it starts the PMU with the new counters.
+ */
 static void pmuser_teardown_all(void)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
 		pmuser_cpu_teardown(cpu);
-	pmuser_access_counters_gone();
 }
 
 struct pmuser_cpu_caps {
@@ -547,11 +561,15 @@ static void pmuser_read_caps(void *info)
 	caps->have_pmceid = pmuser_hw_read_pmceid(caps->pmceid);
 }
 
-/* Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. */
+/*
+ * Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. A
+ * PMU without PMCEID (ARMv7 PMUv2, the ARM1176) takes 8-bit event numbers, and perf would
+ * count a larger one's low byte.
+ */
 static bool pmuser_event_supported(const struct pmuser_cpu_caps *caps, u32 event)
 {
 	if (!caps->have_pmceid)
-		return true;
+		return event <= 0xff;
 	if (event < 0x40)
 		return caps->pmceid[0] & BIT_ULL(event);
 	if (event >= 0x4000 && event < 0x4040)
@@ -607,7 +625,7 @@ static int pmuser_counters_apply(struct file *owner, struct pmuser_config *cfg,
 				PMUSER_HW_CYCLE : PMUSER_HW_NONE;
 	pmuser_cfg = *cfg;
 	cpumask_copy(&pmuser_cpus, cpus);
-	pmuser_owner = owner;
+	WRITE_ONCE(pmuser_owner, owner);
 	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
 		ret = pmuser_cpu_setup(cpu);
 		if (!ret)
@@ -621,7 +639,7 @@ static int pmuser_counters_apply(struct file *owner, struct pmuser_config *cfg,
 
 err_release:
 	pmuser_teardown_all();
-	pmuser_owner = NULL;
+	WRITE_ONCE(pmuser_owner, NULL);
 	cpumask_clear(&pmuser_cpus);
 	memset(&pmuser_cfg, 0, sizeof(pmuser_cfg));
 	return ret;
@@ -655,13 +673,21 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 	}
 	pmuser_teardown_all();
 	ret = pmuser_counters_apply(owner, cfg, cpus);
-	/* A failed configuration leaves the previous one in force, if perf still has room. */
+	/*
+	 * A failed configuration leaves the previous one in force, counting from 0 again, if
+	 * perf still has room for it.
+	 */
+	again = ret;
 	if (ret && prev) {
 		again = pmuser_counters_apply(owner, prev, prev_cpus);
 		if (again)
 			pr_warn("pmuser: the previous configuration could not be restored (%d)\n",
 				again);
 	}
+	if (again)
+		pmuser_access_counters_gone(cpu_online_mask);
+	else if (prev && cpumask_andnot(prev_cpus, prev_cpus, &pmuser_cpus))
+		pmuser_access_counters_gone(prev_cpus);	/* held before, not now */
 unlock:
 	mutex_unlock(&pmuser_cfg_lock);
 	pmuser_release_dead();
@@ -703,7 +729,8 @@ int pmuser_counters_release(struct file *owner)
 	mutex_lock(&pmuser_cfg_lock);
 	if (pmuser_owner == owner) {
 		pmuser_teardown_all();
-		pmuser_owner = NULL;
+		pmuser_access_counters_gone(cpu_online_mask);
+		WRITE_ONCE(pmuser_owner, NULL);
 		cpumask_clear(&pmuser_cpus);
 		memset(&pmuser_cfg, 0, sizeof(pmuser_cfg));
 	} else {
@@ -877,7 +904,7 @@ void pmuser_counters_exit(void)
 	cpu_pm_unregister_notifier(&pmuser_cpu_pm_nb);
 	mutex_lock(&pmuser_cfg_lock);
 	pmuser_teardown_all();
-	pmuser_owner = NULL;
+	WRITE_ONCE(pmuser_owner, NULL);
 	mutex_unlock(&pmuser_cfg_lock);
 	pmuser_release_dead();
 	tracepoint_probe_unregister(pmuser_switch_tp, pmuser_switch_probe, NULL);

@@ -317,7 +317,7 @@ static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_ACCESS_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
-	if (req.flags & ~PMUSER_ACCESS_FLAGS || req.access_mode || req.reserved)
+	if (req.flags & ~PMUSER_ACCESS_FLAGS || req.reserved)
 		return -EINVAL;
 	ret = grant ? pmuser_access_grant(file, req.flags) :
 		      pmuser_access_revoke(file, req.flags);
@@ -327,7 +327,7 @@ static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 	return pmuser_copy_out(uarg, &req, sizeof(req), usize);
 }
 
-static int pmuser_ioctl_swinc(void __user *uarg)
+static int pmuser_ioctl_swinc(struct file *file, void __user *uarg)
 {
 	struct pmuser_swinc req;
 	u32 done, i, n;
@@ -336,13 +336,16 @@ static int pmuser_ioctl_swinc(void __user *uarg)
 	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_SWINC_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
-	if (req.flags || req.cpu || req.reserved)
+	if (req.flags || req.reserved)
 		return -EINVAL;
 	if (!req.mask || req.mask & BIT(PMUSER_HW_CYCLE) || !req.count ||
 	    req.count > PMUSER_SWINC_MAX)
 		return -EINVAL;
 	if (!PMUSER_HAS_SWINC)
 		return -EOPNOTSUPP;
+	/* Another file's counts are not this file's to change. */
+	if (!pmuser_counters_owned_by(file))
+		return -ENOENT;
 	/*
 	 * Every write on one CPU, interrupts off for each chunk (bounded latency, RT too): the
 	 * counters are checked in the same section as the writes, so only pmuser's own SW_INCR
@@ -359,7 +362,7 @@ static int pmuser_ioctl_swinc(void __user *uarg)
 
 		n = min_t(u32, req.count - done, PMUSER_SWINC_CHUNK);
 		local_irq_save(flags);
-		if (req.mask & ~pmuser_counters_swinc_mask()) {
+		if (req.mask & ~pmuser_counters_swinc_mask(file)) {
 			local_irq_restore(flags);
 			ret = done ? -EAGAIN : -EBUSY;
 			goto out;
@@ -396,7 +399,7 @@ static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PMUSER_IOC_REVOKE:
 		return pmuser_ioctl_access(file, uarg, false);
 	case PMUSER_IOC_SWINC:
-		return pmuser_ioctl_swinc(uarg);
+		return pmuser_ioctl_swinc(file, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -586,6 +586,59 @@ TEST_F(access, revoke_ends_inherited_access)
 	EXPECT_TRUE(read_traps(self->hw));
 }
 
+struct spinning_heir {
+	pthread_t thread;
+	unsigned int hw;
+	volatile int phase;	/* 0: read; 1: spin; 2: sleep; 3: done */
+	int pin_ret;
+	unsigned long traps;
+};
+
+/* Reads once on CPU 1, then spins there (no switch) until told, then sleeps until done. */
+static void *spinning_heir_main(void *arg)
+{
+	struct spinning_heir *h = arg;
+
+	h->pin_ret = pmuser_thread_pin(1);
+	h->traps = read_traps(h->hw);
+	h->phase = 1;
+	while (h->phase == 1)
+		;
+	while (h->phase != 3)
+		usleep(1000);
+	return NULL;
+}
+
+/*
+ * Revoking a PMUSER_ACCESS_PROCESS grant while a thread that inherited it runs on another
+ * CPU: perf removes the inherited copy there without starting the PMU, so only the module
+ * closes that CPU. A thread run there afterwards, on the heir's CPU, traps.
+ */
+TEST_F(access, revoke_while_an_heir_runs_elsewhere_leaves_nothing_readable)
+{
+	struct spinning_heir h = { .hw = self->hw };
+	struct access_thread after;
+
+	REQUIRE_PER_THREAD();
+	if (self->ncpus < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, pthread_create(&h.thread, NULL, spinning_heir_main, &h));
+	while (h.phase != 1)
+		usleep(1000);
+	ASSERT_EQ(0, pmuser_device_revoke(self->fd, 0));
+	/* Created after the revoke: nothing to inherit. Runs on CPU 1 beside, then after, h. */
+	access_start(&after, self->fd, self->hw, 1, 0, NULL);
+	h.phase = 2;
+	pthread_join(after.thread, NULL);
+	h.phase = 3;
+	pthread_join(h.thread, NULL);
+	ASSERT_EQ(0, h.pin_ret);
+	EXPECT_EQ(0, h.traps);
+	EXPECT_EQ(2 * ACCESS_READS, after.traps);
+}
+
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
 TEST_F(access, thread_grant_is_not_inherited)
 {

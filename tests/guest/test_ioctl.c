@@ -200,6 +200,14 @@ TEST_F(ioctl, bad_event_config)
 		self->cfg.events[0].flags = COUNT_DEFAULT;
 		EXPECT_EQ(EOPNOTSUPP, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
 	}
+	/* Without PMCEID the event field is 8 bits: perf would count 0x4004's low byte. */
+	if (ci.pmceid_source == PMUSER_PMCEID_NONE) {
+		memset(self->cfg.events, 0, sizeof(self->cfg.events));
+		self->cfg.nr_events = 1;
+		self->cfg.events[0].event = 0x4004;
+		self->cfg.events[0].flags = COUNT_DEFAULT;
+		EXPECT_EQ(EOPNOTSUPP, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
+	}
 	/* None of it left anything held. */
 	ASSERT_EQ(0, pmuser_device_info(self->fd, &after));
 	EXPECT_EQ(0, after.nr_events);
@@ -251,9 +259,37 @@ TEST_F(ioctl, bad_swinc)
 }
 
 /*
- * SWINC writes only counters that hold this configuration's SW_INCR events: with none
- * configured, a mask naming every counter is refused and another perf user's pinned SW_INCR
- * event on the CPU (kernel mode counted, so it would see the writes) stays at 0.
+ * SWINC changes counts: only the file that holds the configuration may. An out field left
+ * over from an earlier reply is ignored.
+ */
+TEST_F(ioctl, swinc_is_the_holders_only)
+{
+	static const uint32_t ev[] = { EV_SW_INCR };
+	struct pmuser_swinc req = { .size = sizeof(req), .count = 3, .cpu = 12345 };
+	struct pmuser_config cfg;
+	int other, ret;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	config_events(&cfg, 0, ev, 1);
+	cfg.events[0].flags = PMUSER_COUNT_MASK;
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &cfg));
+	req.mask = 1U << cfg.events[0].hw_counter;
+	ret = raw_ioctl(self->fd, PMUSER_IOC_SWINC, &req);
+	if (ret == EOPNOTSUPP)
+		SKIP(return, "no software increment on this PMU");
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0U, req.cpu);
+	other = pmuser_device_open();
+	ASSERT_LE(0, other);
+	EXPECT_EQ(ENOENT, raw_ioctl(other, PMUSER_IOC_SWINC, &req));
+	close(other);
+}
+
+/*
+ * SWINC writes only counters that hold this configuration's SW_INCR events: with none among
+ * the events held, a mask naming every counter is refused and another perf user's pinned
+ * SW_INCR event on the CPU (kernel mode counted, so it would see the writes) stays at 0.
  */
 TEST_F(ioctl, swinc_never_writes_another_users_counter)
 {
@@ -267,6 +303,7 @@ TEST_F(ioctl, swinc_never_writes_another_users_counter)
 	REQUIRE_COUNTING();
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 0, &ci));
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
 	pfd = perf_open(&attr, -1, 0);
 	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(errno));
 	ASSERT_EQ(sizeof(before), read(pfd, &before, sizeof(before)));

@@ -9,7 +9,8 @@
  * up to PAGE_SIZE, treats fields an older caller lacks as zero, refuses a larger struct whose
  * tail it does not know with E2BIG unless that tail is zero (copy_struct_from_user()), and
  * writes back at most the caller's size, setting size to how much of the struct it filled
- * (the smaller of the caller's and its own).
+ * (the smaller of the caller's and its own). Fields marked out are the module's answer and
+ * are ignored on input, so a struct one call filled may be passed to the next as it is.
  */
 #ifndef _UAPI_PMUSER_H
 #define _UAPI_PMUSER_H
@@ -148,7 +149,10 @@ struct pmuser_event_config {
  * PMUSER_IOC_CONFIGURE: hold counters on a set of CPUs through the kernel's perf subsystem,
  * so no other perf user is given or reprograms them. Replaces any configuration this file
  * held; fails with EBUSY while another file holds one. Released by PMUSER_IOC_RELEASE or
- * when the file is closed.
+ * when the file is closed. On arm64 perf grants reads only while counters are in use on a
+ * CPU: a granted thread switched back in while a replacement is under way traps on an
+ * inline read until the new counters are held (SIGILL), so replace a configuration with
+ * no other thread reading inline.
  */
 struct pmuser_config {
 	__u32 size;
@@ -200,7 +204,8 @@ struct pmuser_access {
  * counter configured without PMUSER_COUNT_KERNEL does not count them. mask may name only the
  * counters that hold this configuration's SW_INCR events on the calling CPU (-EBUSY
  * otherwise, nothing written; -EAGAIN when perf moved one part-way, count not all written):
- * a counter perf gave to another user is never written.
+ * a counter perf gave to another user is never written. Only the file that holds the
+ * configuration may write (-ENOENT for any other).
  */
 struct pmuser_swinc {
 	__u32 size;
