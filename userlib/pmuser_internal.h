@@ -22,7 +22,6 @@ struct pmuser_ctr {
 	int fd;
 	uint64_t id;
 	struct perf_event_mmap_page *page;
-	bool mmap_wide;			/* its page says 64 bits (the cycle counter, opened long) */
 };
 
 struct pmuser_counters;

@@ -14,9 +14,8 @@
 
 #include "pmuser_internal.h"
 
-/* arm64 PMU format fields in perf_event_attr.config1. */
-#define ARM64_CONFIG1_LONG	0x1	/* 64-bit counter (the cycle counter has one) */
-#define ARM64_CONFIG1_RDPMC	0x2	/* user access to this event's counter */
+/* arm64 PMU format field in perf_event_attr.config1: user access to the event's counter. */
+#define ARM64_CONFIG1_RDPMC	0x2
 
 static int perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group,
 			   unsigned long flags)
@@ -116,9 +115,9 @@ static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whyle
  * whether perf grants user reads only once perf has scheduled the event: an event that has
  * not run yet (perf is multiplexing, or other users hold the counters) says nothing, and its
  * reads go through read() until it runs. So the causes told apart are the sysctl, and perf
- * refusing user reads of an event that did run.
+ * refusing user reads of an event that did run (started: the set is counting).
  */
-static const char *mmap_reads_problem(struct pmuser_counters *c)
+static const char *mmap_reads_problem(struct pmuser_counters *c, bool started)
 {
 	struct pmuser_count counts[PMUSER_COUNTERS_MAX];
 	uint64_t v[PMUSER_COUNTERS_MAX];
@@ -130,6 +129,8 @@ static const char *mmap_reads_problem(struct pmuser_counters *c)
 	case -1:
 		return "no kernel.perf_user_access: this kernel's perf has no user counter reads";
 	}
+	if (!started)
+		return NULL;
 	if (perf_read_raw(c, v, NULL, false) || perf_read_full(c, counts))
 		return "reading the events failed";
 	for (i = 0; i < c->nr; i++) {
@@ -258,9 +259,8 @@ static inline __attribute__((always_inline)) uint32_t index_of(uint64_t li)
  * it is switched out, or from this thread's own calls (mmap, reset): as in perf's protocol, a
  * set is read by one thread. An event that perf moved or took off its counter fails the read:
  * -EAGAIN, and the general path decides. On arm64 perf publishes a non-zero index exactly when
- * it offers user reads (cap_user_rdpmc, in the same update), so the index covers both. Event
- * counters are 32 bits wide in perf's pages; the cycle counter is 64 when the set asked for
- * cycles (mmap_wide), else 32.
+ * it offers user reads (cap_user_rdpmc, in the same update), so the index covers both. Every
+ * counter, the cycle counter too, is 32 bits wide in the pages of the events the set opens.
  */
 static inline __attribute__((always_inline)) int
 mmap_run(const struct pmuser_counters *c, uint64_t values[], bool cyc, unsigned int first,
@@ -292,9 +292,7 @@ mmap_run(const struct pmuser_counters *c, uint64_t values[], bool cyc, unsigned 
 	for (i = 0; i < n; i++) {
 		if (lock_index(pg[i]) != li[i])
 			return -EAGAIN;
-		if (hw[i] != PMUSER_HW_CYCLE || !c->ctr[i].mmap_wide)
-			raw[i] = (uint64_t)(int64_t)(int32_t)raw[i];
-		values[i] = (uint64_t)off[i] + raw[i];
+		values[i] = (uint64_t)off[i] + (uint64_t)(int64_t)(int32_t)raw[i];
 	}
 	return 0;
 }
@@ -338,9 +336,8 @@ static pmuser__read_fn *mmap_run_for(struct pmuser_counters *c)
 		idx[i] = pg->index;
 		if (!idx[i] || !pg->cap_user_rdpmc)
 			return NULL;
-		if (pg->pmc_width != 32 && (idx[i] != 32 || pg->pmc_width != 64))
+		if (pg->pmc_width != 32)
 			return NULL;
-		c->ctr[i].mmap_wide = pg->pmc_width == 64;
 	}
 	cyc = idx[0] == 32;
 	first = c->nr > cyc ? idx[cyc] - 1 : 0;
@@ -417,8 +414,14 @@ static bool counter_attr(const struct pmuser_counters *c, const struct pmuser_ct
 		pa->enable_on_exec = !!(a->flags & PMUSER_COUNTERS_ENABLE_ON_EXEC);
 	}
 #if defined(__aarch64__)
+	/*
+	 * Cycles too as a 32-bit event: a 64-bit one that user space reads may only take the
+	 * cycle counter (perf does not chain counters for user reads), so it would never run
+	 * while another user's pinned event (a perf stat -a, the hard-lockup watchdog) holds
+	 * that counter; the 32-bit event takes an event counter then.
+	 */
 	if (mmap_read)
-		pa->config1 = ARM64_CONFIG1_RDPMC | (ctr->is_cycles ? ARM64_CONFIG1_LONG : 0);
+		pa->config1 = ARM64_CONFIG1_RDPMC;
 #else
 	(void)mmap_read;
 #endif
@@ -477,7 +480,7 @@ static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_
 #if defined(__aarch64__)
 		bool start_disabled = a->flags & (PMUSER_COUNTERS_DISABLED |
 						  PMUSER_COUNTERS_ENABLE_ON_EXEC);
-		const char *problem = start_disabled ? NULL : mmap_reads_problem(c);
+		const char *problem = mmap_reads_problem(c, !start_disabled);
 
 		if (problem)
 			return perf_fail(c, -EPERM, why, whylen, "%s (%s); ", problem);

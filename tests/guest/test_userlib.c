@@ -373,7 +373,7 @@ TEST(region_exact_perf_mmap)
 }
 
 /* The perf-mmap backend opened with its reason at hand: 0 or -errno, why filled. */
-static int open_mmap_why(struct pmuser_counters **c, char *why, size_t len)
+static int open_mmap_why(struct pmuser_counters **c, char *why, size_t len, uint32_t flags)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED, EV_CPU_CYCLES, EV_INST_RETIRED };
 	struct pmuser_counters_attr a;
@@ -381,6 +381,7 @@ static int open_mmap_why(struct pmuser_counters **c, char *why, size_t len)
 
 	pmuser_counters_attr_init(&a);
 	a.backend = PMUSER_BACKEND_PERF_MMAP;
+	a.flags = flags;
 	a.nr_events = 3;
 	for (i = 0; i < 3; i++)
 		a.events[i].event = ev[i];
@@ -393,18 +394,24 @@ TEST(perf_mmap_refusal_names_the_sysctl)
 {
 	const char *sysctl = "/proc/sys/kernel/perf_user_access";
 	struct pmuser_counters *c;
-	char why[512];
-	int ret;
+	char why[512], why_disabled[512];
+	int ret, ret_disabled;
 
 	if (!has_perf_mmap())
 		SKIP(return, "perf self-read is arm64 only");
 	if (access(sysctl, W_OK))
 		SKIP(return, "no kernel.perf_user_access");
 	ASSERT_EQ(0, sysctl_write(sysctl, "0"));
-	ret = open_mmap_why(&c, why, sizeof(why));
+	ret = open_mmap_why(&c, why, sizeof(why), 0);
+	/* Opened disabled, nothing has run yet: the sysctl says as much already. */
+	ret_disabled = open_mmap_why(&c, why_disabled, sizeof(why_disabled),
+				     PMUSER_COUNTERS_DISABLED);
 	ASSERT_EQ(0, sysctl_write(sysctl, "1"));
 	ASSERT_EQ(-EPERM, ret);
 	EXPECT_TRUE(strstr(why, "kernel.perf_user_access is 0") != NULL) TH_LOG("%s", why);
+	ASSERT_EQ(-EPERM, ret_disabled);
+	EXPECT_TRUE(strstr(why_disabled, "kernel.perf_user_access is 0") != NULL)
+		TH_LOG("%s", why_disabled);
 }
 
 /*
@@ -433,7 +440,7 @@ TEST(perf_mmap_opens_beside_multiplexing)
 		others += fds[k] >= 0;
 	}
 	ASSERT_LT(0, others);
-	ret = open_mmap_why(&c, why, sizeof(why));
+	ret = open_mmap_why(&c, why, sizeof(why), 0);
 	EXPECT_EQ(0, ret) TH_LOG("%s", why);
 	for (k = 0; !ret && k < 2000; k++) {
 		ASSERT_EQ(0, pmuser_counters_read(c, v));
@@ -448,6 +455,41 @@ TEST(perf_mmap_opens_beside_multiplexing)
 		if (fds[k] >= 0)
 			close(fds[k]);
 	EXPECT_EQ(0, back);
+}
+
+/*
+ * Another user's pinned CPU-wide cycles event holds the cycle counter: the set's cycles take
+ * an event counter and the set counts (a 64-bit cycles event that user space reads could
+ * only take the cycle counter, and would never run).
+ */
+TEST(perf_mmap_counts_beside_another_users_cycles)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.pinned = 1,
+	};
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_count a[2], b[2];
+	struct pmuser_counters *c;
+	int other;
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	other = perf_open(&attr, -1, 0);
+	ASSERT_LE(0, other) TH_LOG("perf_event_open: %s", strerror(errno));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_MMAP, true, ev, 1, 0, &c));
+	ASSERT_EQ(0, pmuser_counters_read_full(c, a));
+	NOPS(100);
+	ASSERT_EQ(0, pmuser_counters_read_full(c, b));
+	EXPECT_LT(a[0].running, b[0].running);
+	EXPECT_LT(a[0].value, b[0].value);
+	EXPECT_LE(a[1].value + 100, b[1].value);
+	pmuser_counters_close(c);
+	close(other);
 }
 
 /* Opened disabled, no event is on a counter yet: reads fall back to read(), group included. */
