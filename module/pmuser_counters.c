@@ -561,15 +561,11 @@ static void pmuser_read_caps(void *info)
 	caps->have_pmceid = pmuser_hw_read_pmceid(caps->pmceid);
 }
 
-/*
- * Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. A
- * PMU without PMCEID (ARMv7 PMUv2, the ARM1176) takes 8-bit event numbers, and perf would
- * count a larger one's low byte.
- */
+/* Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. */
 static bool pmuser_event_supported(const struct pmuser_cpu_caps *caps, u32 event)
 {
 	if (!caps->have_pmceid)
-		return event <= 0xff;
+		return true;
 	if (event < 0x40)
 		return caps->pmceid[0] & BIT_ULL(event);
 	if (event >= 0x4000 && event < 0x4040)

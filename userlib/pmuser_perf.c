@@ -57,6 +57,11 @@ static bool event_attr(const struct pmuser_ctr *ctr, struct perf_event_attr *pa)
 		pa->config = PERF_COUNT_HW_CPU_CYCLES;
 		return true;
 	}
+#if defined(__arm__)
+	/* 32-bit event numbers are 8 bits (as the module has them): perf masks the rest off. */
+	if (ctr->event > 0xff)
+		return false;
+#endif
 #if defined(__arm__) || defined(__aarch64__)
 	pa->type = PERF_TYPE_RAW;
 	pa->config = ctr->event;

@@ -364,6 +364,19 @@ TEST(region_migrated_is_flagged)
 	pmuser_counters_close(c);
 }
 
+/* 32-bit perf masks event numbers to 8 bits: a wider one is refused, not counted as another. */
+TEST(perf_refuses_wider_event_numbers_on_32_bit)
+{
+	static const uint32_t ev[] = { 0x4004 };
+	struct pmuser_counters *c;
+
+#if !defined(__arm__)
+	SKIP(return, "arm64 event numbers are 16 bits");
+#endif
+	REQUIRE_COUNTING();
+	EXPECT_EQ(-EOPNOTSUPP, open_set(PMUSER_BACKEND_PERF_READ, true, ev, 1, 0, &c));
+}
+
 /* Self-read and read() measure the same region identically. */
 TEST(region_exact_perf_mmap)
 {
