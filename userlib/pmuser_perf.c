@@ -433,6 +433,24 @@ static bool counter_attr(const struct pmuser_counters *c, const struct pmuser_ct
 	return true;
 }
 
+/*
+ * Whether an event perf refused as a member of the set's group (EINVAL) opens on its own:
+ * then what perf could not take is the group (more events than counters), not the event.
+ */
+static bool opens_alone(const struct perf_event_attr *member, const struct pmuser_counters_attr *a)
+{
+	struct perf_event_attr pa = *member;
+	int fd;
+
+	pa.disabled = 1;
+	pa.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+	fd = perf_event_open(&pa, a->pid, a->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
@@ -459,6 +477,12 @@ static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_
 			int err = -errno;
 
 			ctr->fd = -1;
+			if (err == -EINVAL && leader_fd >= 0 && group && opens_alone(&pa, a))
+				return perf_fail(c, -ENOSPC, why, whylen,
+						 "perf_event_open %s: %s (the group would hold more "
+						 "events than the PMU has counters; "
+						 "PMUSER_COUNTERS_NO_GROUP opens them one by one); ",
+						 ctr->name);
 			/* ENOENT/EOPNOTSUPP/EINVAL: this PMU cannot count the event. */
 			if ((a->flags & PMUSER_COUNTERS_OPTIONAL) && !ctr->is_cycles &&
 			    (err == -ENOENT || err == -EOPNOTSUPP || err == -EINVAL)) {

@@ -851,6 +851,40 @@ TEST(auto_prefers_module_and_env_overrides)
 	unsetenv("PMUSER_BACKEND");
 }
 
+/*
+ * A group with more events than the PMU has counters: perf refuses the member that does not
+ * fit with EINVAL, as it refuses an event it cannot count. The open says which it is, and an
+ * optional set does not pass the event off as unsupported.
+ */
+TEST(perf_group_too_big_is_not_an_unsupported_event)
+{
+	uint32_t ev[PMUSER_MAX_EVENTS];
+	struct pmuser_cpu_info ci;
+	struct pmuser_counters_attr a;
+	struct pmuser_counters *c;
+	char why[512] = "";
+	unsigned int i, n;
+	int fd;
+
+	REQUIRE_COUNTING();
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	close(fd);
+	n = ci.nr_counters + 1;
+	ASSERT_GE(PMUSER_MAX_EVENTS, n);
+	for (i = 0; i < n; i++)
+		ev[i] = EV_INST_RETIRED;
+	pmuser_counters_attr_init(&a);
+	a.backend = PMUSER_BACKEND_PERF_READ;
+	a.flags = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_OPTIONAL;
+	a.nr_events = n;
+	for (i = 0; i < n; i++)
+		a.events[i].event = ev[i];
+	EXPECT_EQ(-ENOSPC, pmuser_counters_open(&a, &c, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "more events than the PMU has counters") != NULL) TH_LOG("%s", why);
+}
+
 /* With more events than counters perf rotates them; scaled counts estimate the whole run. */
 TEST(perf_multiplexed_counts_scale)
 {
