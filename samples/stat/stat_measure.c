@@ -293,15 +293,18 @@ static void perf_period(struct perf_state *p, const struct stat_setup *s, struct
 			};
 			size_t i;
 
+			p->prev[k][j] = now[j];
 			if (j > 0) {
 				for (i = 0; i < s->nr_events; i++)
 					if (perf_index(s, i) == (int)j)
 						break;
+				/* A counter perf could not open (optional set): no event, no row. */
+				if (i == s->nr_events)
+					continue;
 				row.ev = (int)i;
 				row.set = (int)s->ev[i].set;
 			}
 			stat_periods_add(&r->periods, &row);
-			p->prev[k][j] = now[j];
 		}
 	}
 	r->total_periods++;
