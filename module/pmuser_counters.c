@@ -680,10 +680,14 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 			pr_warn("pmuser: the previous configuration could not be restored (%d)\n",
 				again);
 	}
+	/*
+	 * CPUs left without counters are closed: those held before and not now, and those
+	 * the failed configuration set up for a moment (where perf may have opened reads).
+	 */
 	if (again)
 		pmuser_access_counters_gone(cpu_online_mask);
-	else if (prev && cpumask_andnot(prev_cpus, prev_cpus, &pmuser_cpus))
-		pmuser_access_counters_gone(prev_cpus);	/* held before, not now */
+	else if (prev && cpumask_andnot(prev_cpus, cpu_online_mask, &pmuser_cpus))
+		pmuser_access_counters_gone(prev_cpus);
 unlock:
 	mutex_unlock(&pmuser_cfg_lock);
 	pmuser_release_dead();
