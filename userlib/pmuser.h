@@ -485,8 +485,7 @@ int pmuser_event_lookup(uint32_t midr, const char *name, const struct pmuser_eve
 const char *pmuser_event_name(uint32_t midr, uint32_t number);
 /*
  * Whether the CPU counts event number, by PMCEID where the CPU reports it and the number is in
- * its ranges; without PMCEID (ARMv7 PMUv2, ARM1176), whether it fits the 8-bit event field;
- * true otherwise, as the tables list only what a core implements.
+ * its ranges; true otherwise, as the tables list only what a core implements.
  */
 bool pmuser_event_supported(const struct pmuser_cpu_info *ci, uint32_t number);
 

@@ -498,9 +498,8 @@ bool pmuser_event_supported(const struct pmuser_cpu_info *ci, uint32_t number)
 {
 	unsigned int word;
 
-	/* Without PMCEID (ARMv7 PMUv2, the ARM1176) event numbers are 8 bits wide. */
 	if (ci->pmceid_source != PMUSER_PMCEID_HW)
-		return number <= 0xff;
+		return true;
 	/* The uapi layout: [0] events 0x00..0x3f, [1] events 0x4000..0x403f. */
 	if (number < 0x40)
 		word = 0;
