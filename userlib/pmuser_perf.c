@@ -514,7 +514,7 @@ static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_
 		if (problem)
 			return perf_fail(c, -EPERM, why, whylen, "%s (%s); ", problem);
 		snprintf(c->timer, sizeof(c->timer),
-			 "perf mmap self-read, cycles via PMCCNTR_EL0 when scheduled");
+			 "perf mmap self-read, on the counters perf schedules the events on");
 		mmap_choose_reader(c);
 #endif
 	} else {

@@ -179,6 +179,18 @@ static inline int set_cpu_online(unsigned int cpu, int on)
 	return ret;
 }
 
+/* CPU cpu's PMU as the module reports it, through a device file of its own: 0 or -errno. */
+static inline int cpu_info_of(unsigned int cpu, struct pmuser_cpu_info *ci)
+{
+	int fd = pmuser_device_open(), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = pmuser_device_cpu_info(fd, cpu, ci);
+	close(fd);
+	return ret;
+}
+
 /* Fill cfg to hold the cycle counter (optional) and the given events, user mode if possible. */
 static inline void config_events(struct pmuser_config *cfg, int cycles, const uint32_t *ev,
 				 unsigned int n)

@@ -198,15 +198,8 @@ static long long bare_instructions(char *const argv[])
 static unsigned int cpu0_counters(void)
 {
 	struct pmuser_cpu_info ci;
-	int fd = pmuser_device_open();
-	unsigned int n = 0;
 
-	if (fd < 0)
-		return 0;
-	if (!pmuser_device_cpu_info(fd, 0, &ci))
-		n = ci.nr_counters;
-	close(fd);
-	return n;
+	return cpu_info_of(0, &ci) ? 0 : ci.nr_counters;
 }
 
 static double rel(double a, double b)
@@ -820,13 +813,9 @@ TEST(unconfirmed_zero_is_flagged)
 	bool metrics = false;
 	char line[512];
 	FILE *f;
-	int fd;
 
 	REQUIRE_COUNTING();
-	fd = pmuser_device_open();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
-	close(fd);
+	ASSERT_EQ(0, cpu_info_of(0, &ci));
 	if (ci.pmceid_source != PMUSER_PMCEID_NONE)
 		SKIP(return, "this CPU's PMCEID says which events it counts");
 	ASSERT_EQ(0, exit_code(run(argv)));
