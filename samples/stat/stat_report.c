@@ -332,6 +332,8 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 		    const struct stat_sys *sys, const struct stat_result *r)
 {
 	struct pmuser_metric_value m[STAT_MAX_METRICS];
+	struct stat_event cycles = r->cycles;
+	bool counted = r->have_cycles;
 	char cmd[512], set[16], cpu[16];
 	size_t nm, i, k;
 	unsigned int c;
@@ -356,29 +358,20 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
 		r->interval_ms, r->total_periods);
 	fprintf(f, "kind,name,set,cpu,raw,scaled,duty,periods\n");
-	if (!r->have_cycles) {
-		struct stat_event cycles = r->cycles;
-
-		/* Wall time only: no event has a count, each is said so. */
+	/* Wall time only (no counters): every event's row says it has no count. */
+	if (!counted)
 		snprintf(cycles.name, sizeof(cycles.name), "cycles");
-		csv_uncounted(f, &cycles, "all", "all", false);
-		for (i = 0; i < s->nr_events; i++) {
-			snprintf(set, sizeof(set), "%u", s->ev[i].set);
-			csv_uncounted(f, &s->ev[i], set, "all", false);
-		}
-		return ferror(f) ? -EIO : 0;
-	}
-	if (r->cycles.duty > 0)
-		csv_event(f, &r->cycles, "all", "all", r->cycles.raw, r->cycles.scaled,
-			  r->cycles.duty, r->total_periods);
+	if (counted && cycles.duty > 0)
+		csv_event(f, &cycles, "all", "all", cycles.raw, cycles.scaled, cycles.duty,
+			  r->total_periods);
 	else
-		csv_uncounted(f, &r->cycles, "all", "all", true);
+		csv_uncounted(f, &cycles, "all", "all", counted);
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 
 		snprintf(set, sizeof(set), "%u", e->set);
-		if (!e->supported || e->duty <= 0) {
-			csv_uncounted(f, e, set, "all", e->supported);
+		if (!counted || !e->supported || e->duty <= 0) {
+			csv_uncounted(f, e, set, "all", counted && e->supported);
 			continue;
 		}
 		csv_event(f, e, set, "all", e->raw, e->scaled, e->duty,
@@ -394,7 +387,7 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 					  r->total_periods);
 		}
 	}
-	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
+	nm = counted ? stat_metrics(s, r, m, STAT_MAX_METRICS) : 0;
 	for (k = 0; k < nm; k++)
 		fprintf(f, "metric,%s,,,,%.6f,,%s\n", m[k].label, m[k].value, m[k].metric->unit);
 	return ferror(f) ? -EIO : 0;
