@@ -249,17 +249,27 @@ static void pmuser_hook_exit(void)
 }
 #endif
 
+/* Whether pmuser's counters are live on each CPU, as the counters part reports it. */
+static DEFINE_PER_CPU(bool, pmuser_counters_live);
+
 /*
- * A thread that inherited a PMUSER_ACCESS_PROCESS grant has no hook of its own, and perf
- * before 6.2 detaches an exiting thread's events without restarting the PMU: its read bits
- * would stay set for the next thread on the CPU. PF_EXITING is set before perf detaches
- * them, so any switch away from an exiting thread (preempted on the way out, or its last)
- * to one perf does not grant reads to closes the CPU; perf opens it again for a thread it
- * grants.
+ * A thread that inherited a PMUSER_ACCESS_PROCESS grant has no hook of its own, and two
+ * switches away from it leave its read bits set for the next thread on the CPU unless the
+ * module closes it:
+ * - its exit: perf before 6.2 detaches an exiting thread's events without restarting the
+ *   PMU. PF_EXITING is set before perf detaches them, so any switch away from an exiting
+ *   thread (preempted on the way out, or its last) closes the CPU.
+ * - a CPU where no counter is in use (pmuser's released, being replaced by CONFIGURE, or
+ *   never held there): perf then starts the PMU at no switch, so every switch away from a
+ *   thread perf grants reads to closes the CPU. While counters are live, perf's own start
+ *   at each switch sets the register for the next thread.
+ * The CPU is closed only for a next thread perf does not grant reads to; perf opens it again
+ * for one it grants.
  */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)
 {
-	if (prev->flags & PF_EXITING)
+	if ((prev->flags & PF_EXITING) ||
+	    (!__this_cpu_read(pmuser_counters_live) && pmuser_compat_task_perf_user(prev)))
 		pmuser_userenr_close_for(next);
 }
 
@@ -283,9 +293,6 @@ static unsigned int pmuser_grant_free(struct pmuser_grant *g)
 	pmuser_grant_kfree(g);
 	return 1;
 }
-
-/* Whether pmuser's counters are live on each CPU, as the counters part reports it. */
-static DEFINE_PER_CPU(bool, pmuser_counters_live);
 
 void pmuser_access_counters_live(unsigned int cpu, bool live)
 {

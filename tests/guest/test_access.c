@@ -639,6 +639,68 @@ TEST_F(access, revoke_while_an_heir_runs_elsewhere_leaves_nothing_readable)
 	EXPECT_EQ(2 * ACCESS_READS, after.traps);
 }
 
+struct woken_reader {
+	pthread_t thread;
+	unsigned int hw;
+	int wake[2];		/* a pipe: blocked reading it until woken */
+	int pin_ret;
+	unsigned long traps;
+};
+
+/* Pinned to CPU 1, asleep without a timer until woken, then reads as access_main() does. */
+static void *woken_reader_main(void *arg)
+{
+	struct woken_reader *w = arg;
+	unsigned int i;
+	char c;
+
+	w->pin_ret = pmuser_thread_pin(1);
+	if (read(w->wake[0], &c, 1) != 1 && !w->pin_ret)
+		w->pin_ret = -EIO;
+	for (i = 0; i < ACCESS_READS; i++) {
+		w->traps += read_traps(w->hw);
+		w->traps += read_traps(PMUSER_HW_CYCLE);
+		sched_yield();
+	}
+	return NULL;
+}
+
+/*
+ * Releasing the counters while a thread that inherited a PMUSER_ACCESS_PROCESS grant runs:
+ * with no counter in use perf starts the PMU at no switch, so the read bits the heir has stay
+ * for the next thread on its CPU unless the module closes the CPU at the switch. A thread
+ * created before the grant (so not covered by it) sleeps on the heir's CPU, with nothing to
+ * wake it, until the counters are gone; then it traps at every read.
+ */
+TEST_F(access, release_while_an_heir_runs_leaves_nothing_readable)
+{
+	struct spinning_heir h = { .hw = self->hw };
+	struct woken_reader w = { .hw = self->hw };
+	char c = 1;
+
+	REQUIRE_PER_THREAD();
+	if (self->ncpus < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pipe(w.wake));
+	ASSERT_EQ(0, pthread_create(&w.thread, NULL, woken_reader_main, &w));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, pthread_create(&h.thread, NULL, spinning_heir_main, &h));
+	while (h.phase != 1)
+		usleep(1000);
+	ASSERT_EQ(0, pmuser_device_release(self->fd));
+	ASSERT_EQ(1, write(w.wake[1], &c, 1));
+	pthread_join(w.thread, NULL);
+	h.phase = 3;
+	pthread_join(h.thread, NULL);
+	close(w.wake[0]);
+	close(w.wake[1]);
+	ASSERT_EQ(0, h.pin_ret);
+	ASSERT_EQ(0, w.pin_ret);
+	EXPECT_EQ(0, h.traps);
+	EXPECT_EQ(2 * ACCESS_READS, w.traps);
+}
+
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
 TEST_F(access, thread_grant_is_not_inherited)
 {
