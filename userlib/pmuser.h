@@ -289,9 +289,10 @@ pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bo
  * barriers, for the tightest region. With n and hw[] compile-time constants it compiles to
  * the barrier, n reads and the barrier: n + 2 instructions on AArch64. The values are the
  * hardware's own: a delta of two such reads is a count (masked to the counter's width) only
- * if pmuser_page_unchanged() holds for a pmuser_page_mark() taken before the first read and
- * pmuser_page_raw_usable() accepts both reads (on ARMv7 all ones is a read that lost to the
- * kernel's counter selection, which leaves the page as it was).
+ * if pmuser_page_unchanged() holds for a pmuser_page_mark() taken before the first read, the
+ * page still names hw[i] as the slot's counter, and pmuser_page_raw_usable() accepts both
+ * reads (on ARMv7 all ones is a read that lost to the kernel's counter selection, which
+ * leaves the page as it was). The page's fields are read before pmuser_page_unchanged().
  */
 static inline __attribute__((always_inline)) void
 pmuser_counter_read_n(unsigned int n, const unsigned int hw[], uint64_t values[])
@@ -608,10 +609,11 @@ int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 /*
  * Module backend: every counter's hardware register, the values pmuser_counter_read_n()
  * returns, read by a reader chosen at open for the set's layout (on AArch64 the barrier, the
- * reads and the barrier); not extended and not checked. A delta of two such reads is a count (masked
- * to the counter's width) only if pmuser_page_unchanged() holds for a pmuser_page_mark() of
- * pmuser_counters_page() taken before the first read and pmuser_page_raw_usable() accepts
- * both reads for the counter's slot (on ARMv7 all ones is also a read that lost to the
+ * reads and the barrier); not extended and not checked. A delta of two such reads is a
+ * count (masked to the counter's width) only if pmuser_page_unchanged() holds for a
+ * pmuser_page_mark() of pmuser_counters_page() taken before the first read, the counter's
+ * slot still names the counter pmuser_counters_hw() gave, and pmuser_page_raw_usable()
+ * accepts both reads for that slot (on ARMv7 all ones is also a read that lost to the
  * kernel's counter selection). Unsupported counters read 0.
  * Returns 0, or -EOPNOTSUPP on the other backends.
  */

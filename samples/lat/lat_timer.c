@@ -20,7 +20,7 @@
 #if defined(PMUSER_FAST_A64)
 #define HAVE_INLINE_WINDOW 1
 #define WINDOW_TEXT "isb; mrs pmccntr_el0; isb; ldr x, [x]; isb; mrs pmccntr_el0"
-static uint64_t window_load(void ***pp)
+static void window_load(void ***pp, uint64_t t[2])
 {
 	void **p = *pp;
 	uint64_t t0, t1;
@@ -30,20 +30,22 @@ static uint64_t window_load(void ***pp)
 			     "isb\n\tmrs %[t1], pmccntr_el0"
 			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p) : : "memory");
 	*pp = p;
-	return t1 - t0;
+	t[0] = t0;
+	t[1] = t1;
 }
 
-static uint64_t window_empty(void)
+static void window_empty(uint64_t t[2])
 {
 	uint64_t t0, t1;
 
 	__asm__ __volatile__("isb\n\tmrs %[t0], pmccntr_el0\n\tisb\n\t"
 			     "isb\n\tmrs %[t1], pmccntr_el0"
 			     : [t0] "=&r"(t0), [t1] "=&r"(t1) : : "memory");
-	return t1 - t0;
+	t[0] = t0;
+	t[1] = t1;
 }
 
-static uint64_t window_chase(void ***pp, uint64_t iters)
+static void window_chase(void ***pp, uint64_t iters, uint64_t t[2])
 {
 	void **p = *pp;
 	uint64_t t0, t1;
@@ -55,7 +57,14 @@ static uint64_t window_chase(void ***pp, uint64_t iters)
 			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p), [n] "+r"(iters)
 			     : : "memory", "cc");
 	*pp = p;
-	return t1 - t0;
+	t[0] = t0;
+	t[1] = t1;
+}
+
+/* The cycles between a window's two reads of the 64-bit cycle counter. */
+static uint64_t window_cycles(const uint64_t t[2])
+{
+	return t[1] - t[0];
 }
 #elif defined(PMUSER_FAST_V7) || defined(PMUSER_FAST_V6)
 #define HAVE_INLINE_WINDOW 1
@@ -69,7 +78,7 @@ static uint64_t window_chase(void ***pp, uint64_t iters)
 #define BARRIER "mcr p15, 0, %[z], c7, c5, 4\n\t"
 #define WINDOW_TEXT "flush; mrc p15 c15 c12 1; flush; ldr r, [r]; flush; mrc p15 c15 c12 1"
 #endif
-static uint64_t window_load(void ***pp)
+static void window_load(void ***pp, uint64_t t[2])
 {
 	void **p = *pp;
 	uint32_t t0, t1;
@@ -79,20 +88,22 @@ static uint64_t window_load(void ***pp)
 			     SERIAL_READ("t1")
 			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p) : [z] "r"(0) : "memory");
 	*pp = p;
-	return (uint32_t)(t1 - t0);
+	t[0] = t0;
+	t[1] = t1;
 }
 
-static uint64_t window_empty(void)
+static void window_empty(uint64_t t[2])
 {
 	uint32_t t0, t1;
 
 	__asm__ __volatile__(SERIAL_READ("t0") BARRIER
 			     SERIAL_READ("t1")
 			     : [t0] "=&r"(t0), [t1] "=&r"(t1) : [z] "r"(0) : "memory");
-	return (uint32_t)(t1 - t0);
+	t[0] = t0;
+	t[1] = t1;
 }
 
-static uint64_t window_chase(void ***pp, uint64_t iters)
+static void window_chase(void ***pp, uint64_t iters, uint64_t t[2])
 {
 	void **p = *pp;
 	uint32_t t0, t1, n = (uint32_t)iters;
@@ -104,7 +115,14 @@ static uint64_t window_chase(void ***pp, uint64_t iters)
 			     : [t0] "=&r"(t0), [t1] "=&r"(t1), [p] "+r"(p), [n] "+r"(n)
 			     : [z] "r"(0) : "memory", "cc");
 	*pp = p;
-	return (uint32_t)(t1 - t0);
+	t[0] = t0;
+	t[1] = t1;
+}
+
+/* The cycles between a window's two reads of the 32-bit cycle counter. */
+static uint64_t window_cycles(const uint64_t t[2])
+{
+	return (uint32_t)(t[1] - t[0]);
 }
 #else
 #define HAVE_INLINE_WINDOW 0
@@ -271,12 +289,25 @@ static bool window_again(struct lat_timer *t, bool flagged, unsigned int *tries)
 
 #if HAVE_INLINE_WINDOW
 /*
- * An inline window is comparable if the thread stayed on its CPU and the counter page did
- * not change around it (no context switch there, no counter perf reloaded or moved).
+ * An inline window is comparable if the thread stayed on its CPU, the counter page did not
+ * change around it (no context switch there, no counter perf reloaded or moved), the page
+ * still puts the cycle slot on the cycle counter and both reads lie in its published period:
+ * perf's reload of the counter inside the window shows in the reads alone until the
+ * interrupt that republishes it is taken (pmuser_counter_read(3)).
  */
-static bool window_flagged(struct lat_timer *t, struct pmuser_page_mark m)
+static bool window_flagged(struct lat_timer *t, struct pmuser_page_mark m, const uint64_t raw[2])
 {
-	return !pmuser_page_unchanged(pmuser_counters_page(t->ctr), m);
+	const struct pmuser_page *pg = pmuser_counters_page(t->ctr);
+	const volatile struct pmuser_page_slot *s;
+	bool usable;
+
+	if (m.cpu < 0 || (unsigned int)m.cpu >= pg->nr_cpus)
+		return true;
+	s = &pmuser_page_cpu(pg, (unsigned int)m.cpu)->slot[PMUSER_PAGE_CYCLE_SLOT];
+	usable = s->hw == PMUSER_HW_CYCLE && pmuser_page_raw_usable(s, raw[0]) &&
+		 pmuser_page_raw_usable(s, raw[1]);
+	/* The slot's fields belong to the sequence the mark took (seq checked after them). */
+	return !pmuser_page_unchanged(pg, m) || !usable;
 }
 #endif
 
@@ -288,13 +319,13 @@ uint64_t lat_time_load(struct lat_timer *t, void ***p)
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
 		struct pmuser_page_mark m;
-		uint64_t d;
+		uint64_t raw[2];
 
 		do {
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
-			d = window_load(p);
-		} while (window_again(t, window_flagged(t, m), &tries));
-		return d;
+			window_load(p, raw);
+		} while (window_again(t, window_flagged(t, m, raw), &tries));
+		return window_cycles(raw);
 	}
 #endif
 	do {
@@ -313,13 +344,13 @@ uint64_t lat_time_empty(struct lat_timer *t)
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
 		struct pmuser_page_mark m;
-		uint64_t d;
+		uint64_t raw[2];
 
 		do {
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
-			d = window_empty();
-		} while (window_again(t, window_flagged(t, m), &tries));
-		return d;
+			window_empty(raw);
+		} while (window_again(t, window_flagged(t, m, raw), &tries));
+		return window_cycles(raw);
 	}
 #endif
 	do {
@@ -343,15 +374,17 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 		/* Events are read outside the cycle window so that it stays one asm block. */
 		struct pmuser_page_mark m;
 		bool events = t->nr_events && ev, lost;
+		uint64_t raw[2];
 
 		/* A read that fails flags its window like a switch does: retried, then disturbed. */
 		do {
 			lost = events && pmuser_counters_read(t->ctr, before);
 			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
-			d = window_chase(p, iters);
+			window_chase(p, iters, raw);
 			if (events && pmuser_counters_read(t->ctr, after))
 				lost = true;
-		} while (window_again(t, lost || window_flagged(t, m), &tries));
+		} while (window_again(t, lost || window_flagged(t, m, raw), &tries));
+		d = window_cycles(raw);
 		for (unsigned int i = 0; events && i < t->nr_events; i++)
 			ev[i] = lost ? 0 : after[i + 1] - before[i + 1];
 		return d;
