@@ -95,13 +95,23 @@ TEST_F(counters, inst_retired_exact)
  */
 TEST_F(counters, cycles_exact_under_icount)
 {
+	const uint64_t want = 2 * 5000 + LOOP_OVERHEAD;
 	uint64_t d;
+	int tries;
 
 	REQUIRE_COUNTING();
-	d = loop_delta(PMUSER_HW_CYCLE, 5000);
+	/*
+	 * Another vCPU's turn inside the window only adds to it (QEMU's virtual clock runs on):
+	 * such a window is measured again, up to 8 times; one below the loop fails at once.
+	 */
+	for (tries = 0; tries < 8; tries++) {
+		d = loop_delta(PMUSER_HW_CYCLE, 5000);
+		if (d <= want)
+			break;
+	}
 	if (!getenv("PMUSER_ICOUNT_EXACT"))
 		SKIP(return, "not under -icount");
-	EXPECT_EQ(2 * 5000 + LOOP_OVERHEAD, d);
+	EXPECT_EQ(want, d) TH_LOG("%d tries", tries);
 }
 
 TEST_F(counters, sw_incr_counts_writes)

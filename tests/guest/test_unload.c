@@ -274,15 +274,25 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 	EXPECT_EQ(self->ncpus, i);
 	EXPECT_EQ(0, unload("pmuser_probe"));
 
-	/* perf counts normally: the loop's difference is its extra instructions exactly. */
+	/*
+	 * perf counts normally: the loop's difference is its extra instructions exactly. Another
+	 * vCPU's turn inside a loop only adds to its count (QEMU's -icount counts globally), so
+	 * the least of each loop's count over a few tries is that loop's alone.
+	 */
 	if (self->counting) {
+		uint64_t least1 = UINT64_MAX, least2 = UINT64_MAX;
+
 		ASSERT_EQ(0, pmuser_thread_pin(0));
-		ASSERT_EQ(0, perf_loop_counts(1000, 11000, &c1, &c2));
-		TH_LOG("perf: %llu and %llu instructions", (unsigned long long)c1,
-		       (unsigned long long)c2);
+		for (i = 0; i < 8 && least2 - least1 != 2 * 10000; i++) {
+			ASSERT_EQ(0, perf_loop_counts(1000, 11000, &c1, &c2));
+			least1 = c1 < least1 ? c1 : least1;
+			least2 = c2 < least2 ? c2 : least2;
+		}
+		TH_LOG("perf: %llu and %llu instructions (least of %d tries)",
+		       (unsigned long long)least1, (unsigned long long)least2, i);
 		/* Same code around both loops: they differ by 10000 iterations of two. */
-		EXPECT_LT(2 * 1000, c1);
-		EXPECT_EQ(2 * 10000, c2 - c1);
+		EXPECT_LT(2 * 1000, least1);
+		EXPECT_EQ(2 * 10000, least2 - least1);
 	}
 }
 
