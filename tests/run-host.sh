@@ -6,12 +6,16 @@ build=$1
 here=$(cd "$(dirname "$0")" && pwd)
 status=0
 out=$(mktemp)
+# Each binary runs in a scratch directory of its own, where the tests write their files, so
+# that runs side by side on one machine do not share them.
+scratch=$(mktemp -d)
 for t in "$build"/tests/host/*; do
 	[ -x "$t" ] || continue
 	echo "# host: ${t##*/}"
-	timeout 300 "$t" 2>&1 | tee -a "$out"
+	mkdir "$scratch/${t##*/}"
+	(cd "$scratch/${t##*/}" && timeout 300 "$t") 2>&1 | tee -a "$out"
 	[ "${PIPESTATUS[0]}" = 0 ] || status=1
 done
 bash "$here/tap-summary.sh" host <"$out" || status=1
-rm -f "$out"
+rm -rf "$out" "$scratch"
 exit $status

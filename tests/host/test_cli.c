@@ -24,11 +24,11 @@ TEST(help_is_usage_on_stdout)
 	char cmd[512], out[16384];
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		snprintf(cmd, sizeof(cmd), BIN "%s --help 2>/tmp/pmuser-cli.err", tools[i]);
+		snprintf(cmd, sizeof(cmd), BIN "%s --help 2>pmuser-cli.err", tools[i]);
 		EXPECT_EQ(0, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
 		EXPECT_NE(NULL, strstr(out, "usage")) TH_LOG("%s --help: %s", tools[i], out);
 		EXPECT_NE(NULL, strstr(out, "--help")) TH_LOG("%s --help lists no --help", tools[i]);
-		EXPECT_EQ(0, tool_run("cat /tmp/pmuser-cli.err", false, out, sizeof(out)));
+		EXPECT_EQ(0, tool_run("cat pmuser-cli.err", false, out, sizeof(out)));
 		EXPECT_STREQ("", out) TH_LOG("%s --help wrote to stderr", tools[i]);
 	}
 }
@@ -93,34 +93,34 @@ TEST(unwritable_output_is_an_error)
 TEST(bad_outputs_and_layouts_are_usage_errors)
 {
 	static const char *const bad[][2] = {
-		{ "pmu-stat -o /tmp/pmuser-cli.keep --periods /tmp/pmuser-cli.keep -- true",
+		{ "pmu-stat -o pmuser-cli.keep --periods pmuser-cli.keep -- true",
 		  "-o and --periods name the same file" },
-		{ "pmu-stat -o /tmp/pmuser-cli.keep --plot /tmp/../tmp/pmuser-cli.keep -- true",
+		{ "pmu-stat -o pmuser-cli.keep --plot ./pmuser-cli.keep -- true",
 		  "-o and --plot name the same file" },
-		{ "pmu-lat -n 100 -o /tmp/pmuser-cli.keep --raw /tmp/pmuser-cli.keep",
+		{ "pmu-lat -n 100 -o pmuser-cli.keep --raw pmuser-cli.keep",
 		  "--raw and -o name the same file" },
-		{ "pmu-sweep --sizes 4K,8K,16K -t 0.05 -r 1 -o /tmp/pmuser-cli.keep "
-		  "--svg /tmp/pmuser-cli.keep", "-o and --svg name the same file" },
-		{ "pmu-lat --pattern stride --stride 12 -o /tmp/pmuser-cli.keep",
+		{ "pmu-sweep --sizes 4K,8K,16K -t 0.05 -r 1 -o pmuser-cli.keep "
+		  "--svg pmuser-cli.keep", "-o and --svg name the same file" },
+		{ "pmu-lat --pattern stride --stride 12 -o pmuser-cli.keep",
 		  "--stride '12': not a multiple of" },
-		{ "pmu-sweep --pattern stride --stride 12 --sizes 4K,8K,16K -o /tmp/pmuser-cli.keep",
+		{ "pmu-sweep --pattern stride --stride 12 --sizes 4K,8K,16K -o pmuser-cli.keep",
 		  "--stride '12': not a multiple of" },
-		{ "pmu-lat --pattern page -s 6000 -o /tmp/pmuser-cli.keep",
+		{ "pmu-lat --pattern page -s 6000 -o pmuser-cli.keep",
 		  "must be a multiple of the" },
-		{ "pmu-stat -o /tmp/pmuser-cli.keep -C 63 -- true",
+		{ "pmu-stat -o pmuser-cli.keep -C 63 -- true",
 		  "-C: CPU 63 is not online or not allowed" },
-		{ "pmu-sweep --sizes 4K,8K -o /tmp/pmuser-cli.keep --svg /tmp/pmuser-cli.svg",
+		{ "pmu-sweep --sizes 4K,8K -o pmuser-cli.keep --svg pmuser-cli.svg",
 		  "--svg: the plot needs at least 3 sizes, these are 2" },
 	};
 	char cmd[512], out[16384];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ASSERT_EQ(0, tool_run("echo keep > /tmp/pmuser-cli.keep", false, out, sizeof(out)));
+		ASSERT_EQ(0, tool_run("echo keep > pmuser-cli.keep", false, out, sizeof(out)));
 		snprintf(cmd, sizeof(cmd), BIN "%s 2>&1 >/dev/null", bad[i][0]);
 		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", bad[i][0]);
 		EXPECT_NE(NULL, strstr(out, bad[i][1])) TH_LOG("%s: %s", bad[i][0], out);
 		if (!strstr(bad[i][1], "same file")) {
-			EXPECT_EQ(0, tool_run("cat /tmp/pmuser-cli.keep", false, out, sizeof(out)));
+			EXPECT_EQ(0, tool_run("cat pmuser-cli.keep", false, out, sizeof(out)));
 			EXPECT_STREQ("keep\n", out) TH_LOG("%s", bad[i][0]);
 		}
 	}
