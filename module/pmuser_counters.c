@@ -71,6 +71,8 @@ struct pmuser_counter {
 	u64 zero;
 	/* Whether this counter's slot in the page is pmuser's to publish. */
 	bool publish;
+	/* perf's index of the counter the page puts the slot on (pmuser_cpu_check()). */
+	int idx;
 };
 
 #define PMUSER_NR_SLOTS		PMUSER_PAGE_SLOTS
@@ -83,6 +85,8 @@ struct pmuser_cpu {
 	 */
 	struct hrtimer poll;
 	bool polling;
+	/* The slots the page puts on a counter: the ones pmuser_cpu_check() verifies. */
+	unsigned long on;
 };
 
 /* At most 2^31 events between two polls: 0.5 s is 4.3 GHz of 32-bit events. */
@@ -145,17 +149,16 @@ static void pmuser_page_end(struct pmuser_page_cpu *p)
 	p->publications++;
 }
 
-/*
- * sched_switch, on the CPU with interrupts off like every other writer of its record: the
- * sequence moves by 2, so it stays even and no field changes.
- */
-static void pmuser_switch_probe(void *data, bool preempt, struct task_struct *prev,
-				struct task_struct *next, unsigned int prev_state)
+/* Puts slot on counter hw (PMUSER_HW_NONE: on none) in the page; inside begin/end. */
+static void pmuser_slot_publish(struct pmuser_page_cpu *p, unsigned int slot, u32 hw)
 {
-	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
 
-	WRITE_ONCE(p->seq, p->seq + 2);
-	pmuser_access_switch(prev, next);
+	WRITE_ONCE(p->slot[slot].hw, hw);
+	if (hw == PMUSER_HW_NONE)
+		__clear_bit(slot, &pc->on);
+	else
+		__set_bit(slot, &pc->on);
 }
 
 static struct tracepoint *pmuser_switch_tp;
@@ -236,7 +239,7 @@ static void pmuser_counter_arm(struct pmuser_counter *c, struct perf_event *even
 		if (zero)
 			c->zero = local64_read(&event->count);
 		if (c->publish)
-			WRITE_ONCE(s->hw, PMUSER_HW_NONE);
+			pmuser_slot_publish(p, c->slot, PMUSER_HW_NONE);
 		return;
 	}
 	event->pmu->stop(event, PERF_EF_UPDATE);
@@ -250,7 +253,44 @@ static void pmuser_counter_arm(struct pmuser_counter *c, struct perf_event *even
 	s->bits = bits;
 	s->base = local64_read(&hwc->prev_count) & mask;
 	s->count = local64_read(&event->count) - c->zero;
-	WRITE_ONCE(s->hw, pmuser_compat_idx_to_hw(hwc->idx));
+	c->idx = hwc->idx;
+	pmuser_slot_publish(p, c->slot, pmuser_compat_idx_to_hw(hwc->idx));
+}
+
+/* Publishes the slots in gone as on no counter: on the CPU, interrupts off. */
+static noinline void pmuser_cpu_unpublish(struct pmuser_page_cpu *p, unsigned long gone)
+{
+	unsigned int slot;
+
+	pmuser_page_begin(p);
+	for_each_set_bit(slot, &gone, PMUSER_NR_SLOTS)
+		pmuser_slot_publish(p, slot, PMUSER_HW_NONE);
+	pmuser_page_end(p);
+}
+
+/*
+ * perf tells no one when it cannot place a pinned event again: another user's pinned events,
+ * older than pmuser's but enabled after it configured, are placed first at the reschedule
+ * and may take every counter, and the counter pmuser's event had then counts theirs. perf
+ * gives an event it takes off a counter the index -1 (armpmu_del()) and the counter it puts
+ * it on next its own index, so every slot the page puts on a counter whose event perf no
+ * longer has there under that index is published as on none, until the event's next start
+ * brings it back to the overflow handler. On the CPU, interrupts off; kept to loads, as it
+ * runs at every context switch.
+ */
+static __always_inline void pmuser_cpu_check(struct pmuser_cpu *pc, struct pmuser_page_cpu *p)
+{
+	unsigned long on, gone = 0;
+
+	for (on = pc->on; on; on &= on - 1) {
+		unsigned int slot = __ffs(on);
+		const struct perf_event *event = pc->ctr[slot].event;
+
+		if (!event || READ_ONCE(event->hw.idx) != pc->ctr[slot].idx)
+			gone |= BIT(slot);
+	}
+	if (unlikely(gone))
+		pmuser_cpu_unpublish(p, gone);
 }
 
 /* perf's overflow path for one of pmuser's events: hardirq, on its CPU. */
@@ -263,6 +303,24 @@ static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *d
 	pmuser_page_begin(p);
 	pmuser_counter_arm(c, event, p, false);
 	pmuser_page_end(p);
+	/* A reschedule that restarted this event may have left a sibling without a counter. */
+	pmuser_cpu_check(this_cpu_ptr(&pmuser_pcpu), p);
+}
+
+/*
+ * sched_switch, on the CPU with interrupts off like every other writer of its record: the
+ * sequence moves by 2, so it stays even and no field changes, after the slots perf no
+ * longer has on their counters are published as on none (a reschedule that displaced all
+ * of pmuser's events here raises no overflow of theirs).
+ */
+static void pmuser_switch_probe(void *data, bool preempt, struct task_struct *prev,
+				struct task_struct *next, unsigned int prev_state)
+{
+	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+
+	pmuser_cpu_check(this_cpu_ptr(&pmuser_pcpu), p);
+	WRITE_ONCE(p->seq, p->seq + 2);
+	pmuser_access_switch(prev, next);
 }
 
 /*
@@ -371,7 +429,7 @@ static void pmuser_cpu_quiesce(void *unused)
 	pmuser_page_begin(p);
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		pc->ctr[slot].publish = false;
-		WRITE_ONCE(p->slot[slot].hw, PMUSER_HW_NONE);
+		pmuser_slot_publish(p, slot, PMUSER_HW_NONE);
 	}
 	pmuser_page_end(p);
 }

@@ -334,6 +334,77 @@ TEST_F_TIMEOUT(arrangement, period_end_with_kernel_counting_and_pinned_other, 30
 }
 
 /*
+ * Another user's pinned events older than pmuser's but disabled when pmuser configures, and
+ * enabled afterwards: perf schedules the CPU's pinned events again in age order, so the
+ * older ones take every event counter and pmuser's INST_RETIRED finds none (perf puts it in
+ * error). The counter it had now counts another user's event: pmuser's count must then be
+ * refused, never read from that counter, and CPU_INFO says the event is unplaced. With the
+ * cycle counter configured too, its restart's overflow finds the displaced sibling; alone,
+ * the next context switch on the CPU does.
+ */
+static void displaced_event(struct __test_metadata *_metadata, int fd, bool cycles)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_SW_INCR,	/* counts nothing here: no one writes PMSWINC */
+		.pinned = 1,
+		.disabled = 1,
+		.exclude_kernel = COUNT_DEFAULT == PMUSER_COUNT_USER,
+		.exclude_hv = COUNT_DEFAULT == PMUSER_COUNT_USER,
+	};
+	struct pmuser_config cfg;
+	struct pmuser_cpu_info ci;
+	uint64_t before, after;
+	unsigned int n, i;
+	int older[31];
+
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	n = ci.nr_counters < 31 ? ci.nr_counters : 31;
+	for (i = 0; i < n; i++) {
+		older[i] = perf_open(&attr, -1, 0);
+		ASSERT_LE(0, older[i]) TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	config_events(&cfg, cycles, ev, 1);
+	cfg.cpus[0] = 1;
+	ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
+	ASSERT_EQ(0, pmuser_device_grant(fd, 0));
+	ASSERT_EQ(0, test_page_map(fd));
+	ASSERT_NE(PMUSER_HW_NONE, cfg.events[0].hw_counter);
+	before = page_count(0);
+	ASSERT_NE(UINT64_MAX, before);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, ioctl(older[i], PERF_EVENT_IOC_ENABLE, 0));
+	spin2(N2);
+	if (!cycles)
+		usleep(1000);
+	after = page_count(0);
+	TH_LOG("%u older events enabled: pmuser's count %llu, then %llu", n,
+	       (unsigned long long)before, (unsigned long long)after);
+	EXPECT_EQ(UINT64_MAX, after)
+		TH_LOG("pmuser's count read from another user's counter: %llu over a loop of %u instructions",
+		       (unsigned long long)(after - before), 2 * N2);
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	EXPECT_EQ(1, ci.unplaced) TH_LOG("perf placed pmuser's event: nothing was tested");
+	EXPECT_EQ(UINT64_MAX, page_count(0));
+	for (i = 0; i < n; i++)
+		close(older[i]);
+}
+
+TEST_F(arrangement, displaced_event_beside_the_cycle_counter_is_refused)
+{
+	REQUIRE_COUNTING();
+	displaced_event(_metadata, self->fd, true);
+}
+
+TEST_F(arrangement, displaced_lone_event_is_refused_after_a_switch)
+{
+	REQUIRE_COUNTING();
+	displaced_event(_metadata, self->fd, false);
+}
+
+/*
  * A CONFIGURE that fails once the old counters are gone (another user's pinned event holds
  * the cycle counter) leaves the previous configuration in force.
  */
