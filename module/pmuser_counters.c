@@ -35,7 +35,12 @@
  * all (no free counter for a pinned event) is published as on no counter by CPU_INFO, which
  * also enables it again so that perf places it once a counter is free.
  *
- * A PMU without an overflow interrupt (the BCM2835's ARM1176) never calls the handler: a
+ * perf tells no one when it cannot place a pinned event again (another user's older pinned
+ * events, enabled later, took every counter): the overflow handler, the sched_switch probe
+ * and a per-CPU timer every 0.5 s each publish a slot whose event perf took off its counter
+ * as on none (pmuser_cpu_check()).
+ *
+ * A PMU without an overflow interrupt (the BCM2835's ARM1176) never calls the handler: the
  * per-CPU timer then does its work every 0.5 s, in hard interrupt context on that CPU.
  *
  * Other threads: pmuser's events count everything on their CPU in the modes configured, so a
@@ -81,10 +86,13 @@ struct pmuser_cpu {
 	struct pmuser_counter ctr[PMUSER_NR_SLOTS];
 	/*
 	 * A PMU without an overflow interrupt never brings perf back to pmuser: this timer
-	 * does what the interrupt would, often enough that fewer than 2^31 events pass.
+	 * does what the interrupt would, often enough that fewer than 2^31 events pass. With
+	 * an interrupt it only looks for displaced events (pmuser_cpu_check()) on a CPU that
+	 * neither switches nor overflows.
 	 */
 	struct hrtimer poll;
 	bool polling;
+	bool no_irq;
 	/* The slots the page puts on a counter: the ones pmuser_cpu_check() verifies. */
 	unsigned long on;
 };
@@ -401,12 +409,16 @@ static void pmuser_cpu_place(void *arg)
 	req->seq = READ_ONCE(p->seq);
 }
 
-/* The poll of a PMU without an interrupt: on its CPU, hard interrupt context. */
+/* The poll (struct pmuser_cpu): on its CPU, hard interrupt context. */
 static enum hrtimer_restart pmuser_poll(struct hrtimer *t)
 {
+	struct pmuser_cpu *pc = container_of(t, struct pmuser_cpu, poll);
 	struct pmuser_place_req req = {};
 
-	pmuser_cpu_place(&req);
+	if (pc->no_irq)
+		pmuser_cpu_place(&req);
+	else
+		pmuser_cpu_check(pc, pmuser_page_cpu(smp_processor_id()));
 	hrtimer_forward_now(t, ns_to_ktime(PMUSER_POLL_NS));
 	return HRTIMER_RESTART;
 }
@@ -581,10 +593,9 @@ static int pmuser_cpu_setup(unsigned int cpu)
 		}
 	}
 	smp_call_function_single(cpu, pmuser_cpu_place, &req, 1);
-	if (no_irq) {
-		pc->polling = true;
-		smp_call_function_single(cpu, pmuser_poll_start, NULL, 1);
-	}
+	pc->no_irq = no_irq;
+	pc->polling = true;
+	smp_call_function_single(cpu, pmuser_poll_start, NULL, 1);
 	return 0;
 
 err_teardown:

@@ -340,9 +340,9 @@ TEST_F_TIMEOUT(arrangement, period_end_with_kernel_counting_and_pinned_other, 30
  * error). The counter it had now counts another user's event: pmuser's count must then be
  * refused, never read from that counter, and CPU_INFO says the event is unplaced. With the
  * cycle counter configured too, its restart's overflow finds the displaced sibling; alone,
- * the next context switch on the CPU does.
+ * the next context switch on the CPU does, or without one the module's check every 0.5 s.
  */
-static void displaced_event(struct __test_metadata *_metadata, int fd, bool cycles)
+static void displaced_event(struct __test_metadata *_metadata, int fd, bool cycles, bool wait)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
 	struct perf_event_attr attr = {
@@ -377,8 +377,20 @@ static void displaced_event(struct __test_metadata *_metadata, int fd, bool cycl
 	for (i = 0; i < n; i++)
 		ASSERT_EQ(0, ioctl(older[i], PERF_EVENT_IOC_ENABLE, 0));
 	spin2(N2);
-	if (!cycles)
+	if (wait) {
+		/* No switch of its own, no overflow: the module's check every 0.5 s finds it. */
+		uint64_t t0 = now_ns(), t;
+		unsigned long sw = thread_switches();
+
+		while ((after = page_count(0)) != UINT64_MAX && now_ns() - t0 < 2000000000ull)
+			spin2(100000);
+		t = now_ns() - t0;
+		TH_LOG("refused after %.3f s, %lu switches of the thread", t / 1e9,
+		       thread_switches() - sw);
+		EXPECT_GT(600000000ull, t);
+	} else if (!cycles) {
 		usleep(1000);
+	}
 	after = page_count(0);
 	TH_LOG("%u older events enabled: pmuser's count %llu, then %llu", n,
 	       (unsigned long long)before, (unsigned long long)after);
@@ -395,13 +407,19 @@ static void displaced_event(struct __test_metadata *_metadata, int fd, bool cycl
 TEST_F(arrangement, displaced_event_beside_the_cycle_counter_is_refused)
 {
 	REQUIRE_COUNTING();
-	displaced_event(_metadata, self->fd, true);
+	displaced_event(_metadata, self->fd, true, false);
 }
 
 TEST_F(arrangement, displaced_lone_event_is_refused_after_a_switch)
 {
 	REQUIRE_COUNTING();
-	displaced_event(_metadata, self->fd, false);
+	displaced_event(_metadata, self->fd, false, false);
+}
+
+TEST_F(arrangement, displaced_lone_event_is_refused_within_half_a_second)
+{
+	REQUIRE_COUNTING();
+	displaced_event(_metadata, self->fd, false, true);
 }
 
 /*
