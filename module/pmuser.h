@@ -53,7 +53,10 @@ void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);
 /* pmuser holds no counter on cpus any more: close user access perf left open there. */
 void pmuser_access_counters_gone(const struct cpumask *cpus);
-/* pmuser's counters are (or are no longer) live on cpu: on that CPU, or while it is offline. */
+/*
+ * A counter of pmuser's is (or is no longer) in use on cpu, as the page publishes it: on that
+ * CPU with interrupts off, or while it is offline.
+ */
 void pmuser_access_counters_live(unsigned int cpu, bool live);
 
 #endif /* PMUSER_MODULE_H */

@@ -249,7 +249,7 @@ static void pmuser_hook_exit(void)
 }
 #endif
 
-/* Whether pmuser's counters are live on each CPU, as the counters part reports it. */
+/* Whether a counter of pmuser's is in use on each CPU, as the counters part reports it. */
 static DEFINE_PER_CPU(bool, pmuser_counters_live);
 
 /*
@@ -259,10 +259,11 @@ static DEFINE_PER_CPU(bool, pmuser_counters_live);
  * - its exit: perf before 6.2 detaches an exiting thread's events without restarting the
  *   PMU. PF_EXITING is set before perf detaches them, so any switch away from an exiting
  *   thread (preempted on the way out, or its last) closes the CPU.
- * - a CPU where no counter is in use (pmuser's released, being replaced by CONFIGURE, or
- *   never held there): perf then starts the PMU at no switch, so every switch away from a
- *   thread perf grants reads to closes the CPU. While counters are live, perf's own start
- *   at each switch sets the register for the next thread.
+ * - a CPU where no counter of pmuser's is in use (released, being replaced by CONFIGURE,
+ *   displaced by another user's older pinned events, or never held there): perf may then
+ *   start the PMU at no switch, so every switch away from a thread perf grants reads to
+ *   closes the CPU. While one is in use, perf's own start at each switch sets the register
+ *   for the next thread.
  * The CPU is closed only for a next thread perf does not grant reads to; perf opens it again
  * for one it grants.
  */
@@ -300,8 +301,9 @@ void pmuser_access_counters_live(unsigned int cpu, bool live)
 }
 
 /*
- * Installing the anchor restarted the PMU on this CPU. If pmuser counters are live here,
- * perf ran its start path and the read bits show whether perf_user_access allowed them.
+ * Installing the anchor restarted the PMU on this CPU. If a counter of pmuser's is in use
+ * here, perf ran its start path and the read bits show whether perf_user_access allowed
+ * them.
  */
 static bool pmuser_grant_effective(void)
 {

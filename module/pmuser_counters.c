@@ -157,16 +157,23 @@ static void pmuser_page_end(struct pmuser_page_cpu *p)
 	p->publications++;
 }
 
-/* Puts slot on counter hw (PMUSER_HW_NONE: on none) in the page; inside begin/end. */
+/*
+ * Puts slot on counter hw (PMUSER_HW_NONE: on none) in the page; inside begin/end. The
+ * access part learns whether any of pmuser's counters is in use on the CPU: perf starts the
+ * PMU at every switch there then, and rewrites the user-enable register.
+ */
 static void pmuser_slot_publish(struct pmuser_page_cpu *p, unsigned int slot, u32 hw)
 {
 	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	bool was = pc->on;
 
 	WRITE_ONCE(p->slot[slot].hw, hw);
 	if (hw == PMUSER_HW_NONE)
 		__clear_bit(slot, &pc->on);
 	else
 		__set_bit(slot, &pc->on);
+	if (was != !!pc->on)
+		pmuser_access_counters_live(smp_processor_id(), pc->on);
 }
 
 static struct tracepoint *pmuser_switch_tp;
@@ -363,7 +370,6 @@ static void pmuser_cpu_place(void *arg)
 	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 	unsigned long rearm = 0;
 	unsigned int slot;
-	bool live = false;
 
 	/* What changed first: the page (and readers' regions) stays as it is otherwise. */
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
@@ -398,14 +404,11 @@ static void pmuser_cpu_place(void *arg)
 				req->unplaced++;
 			continue;
 		}
-		live = true;
 		if (hw == PMUSER_HW_NONE)
 			req->unplaced++;
 		else
 			req->held_mask |= BIT(hw);
 	}
-	/* Once the CPU's counters are set up, so that a grant sees whole state only. */
-	pmuser_access_counters_live(smp_processor_id(), live);
 	req->seq = READ_ONCE(p->seq);
 }
 
@@ -437,7 +440,6 @@ static void pmuser_cpu_quiesce(void *unused)
 	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
 	unsigned int slot;
 
-	pmuser_access_counters_live(smp_processor_id(), false);
 	pmuser_page_begin(p);
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		pc->ctr[slot].publish = false;

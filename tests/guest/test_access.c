@@ -701,6 +701,74 @@ TEST_F(access, release_while_an_heir_runs_leaves_nothing_readable)
 	EXPECT_EQ(2 * ACCESS_READS, w.traps);
 }
 
+/*
+ * The same when pmuser's counters are not released but displaced: another user's pinned
+ * events, older than pmuser's (opened disabled before it configured), are enabled and take
+ * every counter on the heir's CPU, then close. perf starts the PMU at no switch there any
+ * more while pmuser's events hold no counter, so the module closes the CPU at the heir's
+ * switch to the woken thread.
+ */
+TEST_F(access, displaced_counters_under_a_running_heir_leave_nothing_readable)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_SW_INCR,
+		.pinned = 1,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct spinning_heir h = { 0 };
+	struct woken_reader w = { 0 };
+	struct pmuser_cpu_info ci;
+	unsigned int n, i;
+	int older[32];
+	char c = 1;
+
+	REQUIRE_PER_THREAD();
+	if (self->ncpus < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 1, &ci));
+	n = ci.nr_counters < 31 ? ci.nr_counters : 31;
+	/* The event counters, and a cycles event for the cycle counter. */
+	for (i = 0; i <= n; i++) {
+		if (i == n) {
+			attr.type = PERF_TYPE_HARDWARE;
+			attr.config = PERF_COUNT_HW_CPU_CYCLES;
+		}
+		older[i] = perf_open(&attr, -1, 1);
+		ASSERT_LE(0, older[i]) TH_LOG("perf_event_open: %s", strerror(errno));
+	}
+	/* pmuser's events, made again now, are younger than those. */
+	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
+	h.hw = self->cfg.events[0].hw_counter;
+	w.hw = h.hw;
+	ASSERT_EQ(0, pipe(w.wake));
+	ASSERT_EQ(0, pthread_create(&w.thread, NULL, woken_reader_main, &w));
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, pthread_create(&h.thread, NULL, spinning_heir_main, &h));
+	while (h.phase != 1)
+		usleep(1000);
+	for (i = 0; i <= n; i++)
+		ASSERT_EQ(0, ioctl(older[i], PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 1, &ci));
+	EXPECT_EQ(2, ci.unplaced) TH_LOG("pmuser's events were not displaced: nothing was tested");
+	for (i = 0; i <= n; i++)
+		close(older[i]);
+	ASSERT_EQ(1, write(w.wake[1], &c, 1));
+	pthread_join(w.thread, NULL);
+	h.phase = 3;
+	pthread_join(h.thread, NULL);
+	close(w.wake[0]);
+	close(w.wake[1]);
+	ASSERT_EQ(0, h.pin_ret);
+	ASSERT_EQ(0, w.pin_ret);
+	EXPECT_EQ(0, h.traps);
+	EXPECT_EQ(2 * ACCESS_READS, w.traps);
+}
+
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
 TEST_F(access, thread_grant_is_not_inherited)
 {
