@@ -666,47 +666,65 @@ static void *woken_reader_main(void *arg)
 }
 
 /*
- * Releasing the counters while a thread that inherited a PMUSER_ACCESS_PROCESS grant runs:
- * with no counter in use perf starts the PMU at no switch, so the read bits the heir has stay
- * for the next thread on its CPU unless the module closes the CPU at the switch. A thread
- * created before the grant (so not covered by it) sleeps on the heir's CPU, with nothing to
- * wake it, until the counters are gone; then it traps at every read.
+ * A heir of a PMUSER_ACCESS_PROCESS grant spinning on CPU 1 and, asleep there with nothing to
+ * wake it, a thread created before the grant (so not covered by it). Between start and
+ * finish a test leaves pmuser no counter in use on CPU 1: perf then starts the PMU at no
+ * switch, so the read bits the heir has stay for the next thread there unless the module
+ * closes the CPU at the switch. finish wakes the thread, which must trap at every read.
  */
+struct heir_watch {
+	struct spinning_heir h;
+	struct woken_reader w;
+};
+
+static void heir_watch_start(struct __test_metadata *_metadata, struct heir_watch *x, int fd,
+			     unsigned int hw)
+{
+	memset(x, 0, sizeof(*x));
+	x->h.hw = hw;
+	x->w.hw = hw;
+	ASSERT_EQ(0, pipe(x->w.wake));
+	ASSERT_EQ(0, pthread_create(&x->w.thread, NULL, woken_reader_main, &x->w));
+	ASSERT_EQ(0, pmuser_device_grant(fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, pthread_create(&x->h.thread, NULL, spinning_heir_main, &x->h));
+	while (x->h.phase != 1)
+		usleep(1000);
+}
+
+static void heir_watch_finish(struct __test_metadata *_metadata, struct heir_watch *x)
+{
+	char c = 1;
+
+	ASSERT_EQ(1, write(x->w.wake[1], &c, 1));
+	pthread_join(x->w.thread, NULL);
+	x->h.phase = 3;
+	pthread_join(x->h.thread, NULL);
+	close(x->w.wake[0]);
+	close(x->w.wake[1]);
+	ASSERT_EQ(0, x->h.pin_ret);
+	ASSERT_EQ(0, x->w.pin_ret);
+	EXPECT_EQ(0, x->h.traps);
+	EXPECT_EQ(2 * ACCESS_READS, x->w.traps);
+}
+
+/* The counters released under a running heir. */
 TEST_F(access, release_while_an_heir_runs_leaves_nothing_readable)
 {
-	struct spinning_heir h = { .hw = self->hw };
-	struct woken_reader w = { .hw = self->hw };
-	char c = 1;
+	struct heir_watch x;
 
 	REQUIRE_PER_THREAD();
 	if (self->ncpus < 2)
 		SKIP(return, "needs two CPUs");
 	ASSERT_EQ(0, pmuser_thread_pin(0));
-	ASSERT_EQ(0, pipe(w.wake));
-	ASSERT_EQ(0, pthread_create(&w.thread, NULL, woken_reader_main, &w));
-	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
-	ASSERT_EQ(0, pthread_create(&h.thread, NULL, spinning_heir_main, &h));
-	while (h.phase != 1)
-		usleep(1000);
+	heir_watch_start(_metadata, &x, self->fd, self->hw);
 	ASSERT_EQ(0, pmuser_device_release(self->fd));
-	ASSERT_EQ(1, write(w.wake[1], &c, 1));
-	pthread_join(w.thread, NULL);
-	h.phase = 3;
-	pthread_join(h.thread, NULL);
-	close(w.wake[0]);
-	close(w.wake[1]);
-	ASSERT_EQ(0, h.pin_ret);
-	ASSERT_EQ(0, w.pin_ret);
-	EXPECT_EQ(0, h.traps);
-	EXPECT_EQ(2 * ACCESS_READS, w.traps);
+	heir_watch_finish(_metadata, &x);
 }
 
 /*
- * The same when pmuser's counters are not released but displaced: another user's pinned
+ * The counters not released but displaced under a running heir: another user's pinned
  * events, older than pmuser's (opened disabled before it configured), are enabled and take
- * every counter on the heir's CPU, then close. perf starts the PMU at no switch there any
- * more while pmuser's events hold no counter, so the module closes the CPU at the heir's
- * switch to the woken thread.
+ * every counter on the heir's CPU, then close, leaving pmuser's events on none.
  */
 TEST_F(access, displaced_counters_under_a_running_heir_leave_nothing_readable)
 {
@@ -719,12 +737,10 @@ TEST_F(access, displaced_counters_under_a_running_heir_leave_nothing_readable)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	struct spinning_heir h = { 0 };
-	struct woken_reader w = { 0 };
 	struct pmuser_cpu_info ci;
+	struct heir_watch x;
 	unsigned int n, i;
 	int older[32];
-	char c = 1;
 
 	REQUIRE_PER_THREAD();
 	if (self->ncpus < 2)
@@ -743,30 +759,14 @@ TEST_F(access, displaced_counters_under_a_running_heir_leave_nothing_readable)
 	}
 	/* pmuser's events, made again now, are younger than those. */
 	ASSERT_EQ(0, pmuser_device_configure(self->fd, &self->cfg));
-	h.hw = self->cfg.events[0].hw_counter;
-	w.hw = h.hw;
-	ASSERT_EQ(0, pipe(w.wake));
-	ASSERT_EQ(0, pthread_create(&w.thread, NULL, woken_reader_main, &w));
-	ASSERT_EQ(0, pmuser_device_grant(self->fd, PMUSER_ACCESS_PROCESS));
-	ASSERT_EQ(0, pthread_create(&h.thread, NULL, spinning_heir_main, &h));
-	while (h.phase != 1)
-		usleep(1000);
+	heir_watch_start(_metadata, &x, self->fd, self->cfg.events[0].hw_counter);
 	for (i = 0; i <= n; i++)
 		ASSERT_EQ(0, ioctl(older[i], PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, pmuser_device_cpu_info(self->fd, 1, &ci));
 	EXPECT_EQ(2, ci.unplaced) TH_LOG("pmuser's events were not displaced: nothing was tested");
 	for (i = 0; i <= n; i++)
 		close(older[i]);
-	ASSERT_EQ(1, write(w.wake[1], &c, 1));
-	pthread_join(w.thread, NULL);
-	h.phase = 3;
-	pthread_join(h.thread, NULL);
-	close(w.wake[0]);
-	close(w.wake[1]);
-	ASSERT_EQ(0, h.pin_ret);
-	ASSERT_EQ(0, w.pin_ret);
-	EXPECT_EQ(0, h.traps);
-	EXPECT_EQ(2 * ACCESS_READS, w.traps);
+	heir_watch_finish(_metadata, &x);
 }
 
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
