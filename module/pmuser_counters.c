@@ -290,8 +290,9 @@ static noinline void pmuser_cpu_unpublish(struct pmuser_page_cpu *p, unsigned lo
  * gives an event it takes off a counter the index -1 (armpmu_del()) and the counter it puts
  * it on next its own index, so every slot the page puts on a counter whose event perf no
  * longer has there under that index is published as on none, until the event's next start
- * brings it back to the overflow handler. On the CPU, interrupts off; kept to loads, as it
- * runs at every context switch.
+ * brings it back to the overflow handler. A slot is in on only while its event exists: the
+ * teardown publishes every slot as on none on the CPU before it drops the events. On the
+ * CPU, interrupts off; kept to loads, as it runs at every context switch.
  */
 static __always_inline void pmuser_cpu_check(struct pmuser_cpu *pc, struct pmuser_page_cpu *p)
 {
@@ -301,7 +302,7 @@ static __always_inline void pmuser_cpu_check(struct pmuser_cpu *pc, struct pmuse
 		unsigned int slot = __ffs(on);
 		const struct perf_event *event = pc->ctr[slot].event;
 
-		if (!event || READ_ONCE(event->hw.idx) != pc->ctr[slot].idx)
+		if (READ_ONCE(event->hw.idx) != pc->ctr[slot].idx)
 			gone |= BIT(slot);
 	}
 	if (unlikely(gone))
