@@ -634,12 +634,15 @@ double pmuser_count_scaled(const struct pmuser_count *count);
 /*
  * Prints one line per counter: name, count with the locale's thousands separators, and the
  * scaled estimate with its share of time when multiplexed; "not supported by this PMU" for
- * counters the backend could not count.
+ * counters the backend could not count, "not counted" for those that never ran.
  */
 void pmuser_counters_print(FILE *f, const struct pmuser_counters *c,
 			   const struct pmuser_count counts[]);
 
-/* Start, stop and zero counting (perf: ioctls on the group; module: reset is global). */
+/*
+ * Start, stop and zero counting (perf: ioctls on the group, a counting perf-mmap set reset
+ * off its counters and enabled again; module: reset is global).
+ */
 int pmuser_counters_enable(struct pmuser_counters *c);
 int pmuser_counters_disable(struct pmuser_counters *c);
 int pmuser_counters_reset(struct pmuser_counters *c);
@@ -654,8 +657,10 @@ int pmuser_counters_reset(struct pmuser_counters *c);
  * valid is false when the deltas cannot be trusted: on the module backend, the thread
  * changed CPU or was switched out (its CPU's counters then counted other threads too), or
  * perf reloaded, moved or stopped a counter in between (the counter page says so); on the
- * perf backends, perf had an event off its counter at either end or for
- * part of the time between (multiplexing). Drop such regions: their deltas are not counts.
+ * perf backends, the set was not counting at the start (opened disabled or disabled since),
+ * was enabled, disabled or reset in between, a read at either end failed, or perf had an
+ * event off its counter at either end or for part of the time between (multiplexing). Drop
+ * such regions: their deltas are not counts.
  * A switch leaves a perf-backend region valid, since perf counts per thread, yet the block
  * still pays for it: cold caches, and on 32-bit kernels the lazy FP trap at the thread's next
  * VFP instruction (QEMU counts that instruction as retired twice).
@@ -666,7 +671,8 @@ struct pmuser_region {
 	int64_t delta[PMUSER_COUNTERS_MAX];	/* raw minus bias; may be negative from noise */
 	bool valid;
 	int cpu;				/* module: CPU of the start */
-	uint32_t seq;				/* module: that CPU's page sequence at the start */
+	uint32_t seq;				/* module: that CPU's page sequence at the start;
+						   perf: the set's enable/disable/reset count */
 	uint64_t gap[PMUSER_COUNTERS_MAX];	/* perf: enabled minus running at the start */
 };
 
@@ -778,7 +784,8 @@ const struct pmuser_metric_value *pmuser_metric_value_find(const struct pmuser_m
 /*
  * The values of a counter set (counts[] from pmuser_counters_read_full()): scaled counts
  * named by event, the cycle counter as "cycles" (NAN on the clock backend, where counter 0
- * is time), NAN for unsupported counters. out has room for pmuser_counters_nr(c); returns n.
+ * is time), NAN for unsupported counters and for those that never ran (running 0: perf never
+ * had them on a counter). out has room for pmuser_counters_nr(c); returns n.
  */
 size_t pmuser_values_fill(const struct pmuser_counters *c, const struct pmuser_count counts[],
 			  struct pmuser_value out[]);

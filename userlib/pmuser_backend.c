@@ -36,7 +36,7 @@ const char *pmuser_backend_invalid_why(enum pmuser_backend backend)
 	case PMUSER_BACKEND_PERF_MMAP:
 	case PMUSER_BACKEND_PERF_READ:
 		/* perf counts per thread: only its scheduling of the events disturbs a region. */
-		return "perf kept the events off the counters: other perf users' events hold them (perf schedules CPU-wide events before per-task ones), or perf is multiplexing the events";
+		return "perf kept the events off the counters: other perf users' events hold them (perf schedules CPU-wide events before per-task ones), or perf is multiplexing the events, or the set is not enabled";
 	default:
 		return "nothing disturbs this backend's regions";
 	}

@@ -461,6 +461,7 @@ static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_
 
 	if (mmap_read && !mmap_possible(a, why, whylen))
 		return -EOPNOTSUPP;
+	c->enabled = !(a->flags & (PMUSER_COUNTERS_DISABLED | PMUSER_COUNTERS_ENABLE_ON_EXEC));
 	for (i = 0; i < c->nr; i++) {
 		struct pmuser_ctr *ctr = &c->ctr[i];
 		int leader_fd = c->leader >= 0 ? c->ctr[c->leader].fd : -1;
@@ -629,7 +630,7 @@ static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t 
 	return 0;
 }
 
-static int perf_ctl(struct pmuser_counters *c, unsigned long request)
+static int perf_ioctl(struct pmuser_counters *c, unsigned long request)
 {
 	unsigned int i;
 
@@ -641,21 +642,61 @@ static int perf_ctl(struct pmuser_counters *c, unsigned long request)
 			if (c->ctr[i].fd >= 0 && ioctl(c->ctr[i].fd, request, 0) < 0)
 				return -errno;
 	}
+	return 0;
+}
+
+/*
+ * Every call moves ctl_gen, so that a region around it is invalid. perf's reset reads a
+ * running event's counter into its count, which leaves its last raw value zero-extended
+ * where the page's offset expects it as perf loaded it (sign-extended, as the self-read
+ * extends the counter): self-reads would be 2^32 off until perf next loads the counter. So a
+ * counting perf-mmap set is reset off its counters, and the enable after it loads them and
+ * publishes a page that agrees with them.
+ */
+static int perf_ctl(struct pmuser_counters *c, unsigned long request)
+{
+	int ret, ret_enable;
+
+	c->ctl_gen++;
+	if (request == PERF_EVENT_IOC_RESET && c->backend == PMUSER_BACKEND_PERF_MMAP &&
+	    c->enabled) {
+		ret = perf_ioctl(c, PERF_EVENT_IOC_DISABLE);
+		if (ret)
+			return ret;
+		c->enabled = false;
+		ret = perf_ioctl(c, PERF_EVENT_IOC_RESET);
+		ret_enable = perf_ctl(c, PERF_EVENT_IOC_ENABLE);
+		return ret ? ret : ret_enable;
+	}
+	ret = perf_ioctl(c, request);
+	if (ret)
+		return ret;
+	if (request == PERF_EVENT_IOC_DISABLE)
+		c->enabled = false;
+	if (request != PERF_EVENT_IOC_ENABLE)
+		return 0;
+	c->enabled = true;
 #if defined(__aarch64__)
 	/* Enabled, the events are on their counters: the reader for where perf put them. */
-	if (c->backend == PMUSER_BACKEND_PERF_MMAP && request == PERF_EVENT_IOC_ENABLE)
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP)
 		mmap_choose_reader(c);
 #endif
 	return 0;
 }
 
-/* perf backends: every counter was on a counter at both ends and all the time between. */
+/*
+ * perf backends: the set counted from start to stop, nothing started, stopped or reset it
+ * between (a disabled event's times stand still, so its gap alone would not tell), and every
+ * counter was on a counter at both ends and all the time between.
+ */
 static bool perf_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
 			      const uint64_t end[], const uint64_t gap[])
 {
 	unsigned int i;
 
 	(void)end;
+	if (!c->enabled || r->seq != c->ctl_gen)
+		return false;
 	for (i = 0; i < c->nr; i++)
 		if (c->ctr[i].supported &&
 		    (r->gap[i] == PMUSER_GAP_OFF || gap[i] != r->gap[i]))

@@ -364,7 +364,7 @@ size_t pmuser_values_fill(const struct pmuser_counters *c, const struct pmuser_c
 
 	for (i = 0; i < c->nr; i++) {
 		const struct pmuser_ctr *ctr = &c->ctr[i];
-		bool counted = ctr->supported &&
+		bool counted = ctr->supported && counts[i].running &&
 			       !(ctr->is_cycles && c->backend == PMUSER_BACKEND_CLOCK);
 
 		out[i].name = ctr->is_cycles ? PMUSER_METRIC_CYCLES : ctr->name;
@@ -383,6 +383,11 @@ static void print_count(FILE *f, const char *label, const struct pmuser_count *c
 {
 	char raw[32], scaled[32];
 
+	if (!cnt->running) {
+		/* perf's <not counted>: a 0 here would be a count nobody measured. */
+		fprintf(f, "  %-26s %16s\n", label, "not counted (never on a counter)");
+		return;
+	}
 	fprintf(f, "  %-26s %16s", label, pmuser_fmt_count(raw, sizeof(raw), (double)cnt->value));
 	if (cnt->running < cnt->enabled)
 		fprintf(f, "  [%s]  (%.1f%% of the time)",

@@ -4,6 +4,7 @@
  * under -icount on every backend, backends are chosen (and overridden) as documented and the
  * perf backends take over when the module is gone.
  */
+#include <math.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -529,6 +530,154 @@ TEST(perf_mmap_reads_before_enable)
 	ASSERT_EQ(0, pmuser_counters_enable(c));
 	ASSERT_EQ(0, pmuser_counters_read(c, v));
 	EXPECT_LT(0, v[1]);
+	pmuser_counters_close(c);
+}
+
+/*
+ * A perf region measures only while the set counts: a disabled event's times stand still, so
+ * its gaps agree at both ends while the block goes uncounted. Opened disabled, disabled, or
+ * enabled, disabled or reset between start and stop, the region is invalid.
+ */
+TEST(perf_regions_only_while_the_set_counts)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	static const enum pmuser_backend b[] = { PMUSER_BACKEND_PERF_READ,
+						 PMUSER_BACKEND_PERF_MMAP };
+	struct pmuser_count cnt[1];
+	struct pmuser_value val[1];
+	struct pmuser_counters *c;
+	struct pmuser_region r;
+	unsigned int k;
+
+	REQUIRE_COUNTING();
+	for (k = 0; k < 2; k++) {
+		if (b[k] == PMUSER_BACKEND_PERF_MMAP && !has_perf_mmap())
+			continue;
+		TH_LOG("%s", pmuser_backend_name(b[k]));
+		ASSERT_EQ(0, open_set(b[k], false, ev, 1, PMUSER_COUNTERS_DISABLED, &c));
+		quiet_nops_100(c, &r);
+		EXPECT_FALSE(r.valid);
+		/* Never on a counter yet: no value of 0 for the metrics. */
+		ASSERT_EQ(0, pmuser_counters_read_full(c, cnt));
+		EXPECT_EQ(0, cnt[0].running);
+		ASSERT_EQ(1, pmuser_values_fill(c, cnt, val));
+		EXPECT_TRUE(isnan(val[0].value));
+		ASSERT_EQ(0, pmuser_counters_enable(c));
+		quiet_nops_100(c, &r);
+		EXPECT_TRUE(r.valid);
+		EXPECT_LE(100, r.raw[0]);
+		pmuser_region_start(c, &r);
+		ASSERT_EQ(0, pmuser_counters_reset(c));
+		pmuser_region_stop(c, &r);
+		EXPECT_FALSE(r.valid);
+		pmuser_region_start(c, &r);
+		ASSERT_EQ(0, pmuser_counters_disable(c));
+		ASSERT_EQ(0, pmuser_counters_enable(c));
+		pmuser_region_stop(c, &r);
+		EXPECT_FALSE(r.valid);
+		quiet_nops_100(c, &r);
+		EXPECT_TRUE(r.valid);
+		ASSERT_EQ(0, pmuser_counters_disable(c));
+		quiet_nops_100(c, &r);
+		EXPECT_FALSE(r.valid);
+		pmuser_counters_close(c);
+	}
+}
+
+/*
+ * perf's reset reads a counting event into its count and republishes the page with the raw
+ * value zero-extended, while the self-read sign-extends the counter: read through the page
+ * right after, the count would be 2^32 off until perf next loaded the counter. Counts after
+ * a reset start again from 0, on every perf backend.
+ */
+TEST(reset_counts_from_zero)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	static const enum pmuser_backend b[] = { PMUSER_BACKEND_PERF_READ,
+						 PMUSER_BACKEND_PERF_MMAP };
+	struct pmuser_counters *c;
+	uint64_t v[3][2];
+	unsigned int k;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	for (k = 0; k < 2; k++) {
+		if (b[k] == PMUSER_BACKEND_PERF_MMAP && !has_perf_mmap())
+			continue;
+		ASSERT_EQ(0, open_set(b[k], true, ev, 1, 0, &c));
+		spin2(500000);
+		ASSERT_EQ(0, pmuser_counters_read(c, v[0]));
+		ASSERT_EQ(0, pmuser_counters_reset(c));
+		ASSERT_EQ(0, pmuser_counters_read(c, v[1]));
+		spin2(5000);
+		ASSERT_EQ(0, pmuser_counters_read(c, v[2]));
+		TH_LOG("%s: instructions %llu before the reset, %llu and %llu after",
+		       pmuser_backend_name(b[k]), (unsigned long long)v[0][1],
+		       (unsigned long long)v[1][1], (unsigned long long)v[2][1]);
+		EXPECT_LE(1000000, v[0][1]);
+		EXPECT_GT(100000, v[1][1]);
+		EXPECT_LE(v[1][1] + 10000, v[2][1]);
+		EXPECT_GT(100000 + v[1][1], v[2][1]);
+		EXPECT_GT(1ULL << 40, v[1][0]);
+		EXPECT_LE(v[1][0], v[2][0]);
+		pmuser_counters_close(c);
+	}
+}
+
+/* Perf's file descriptors in this process, lowest first; how many. */
+static unsigned int perf_fds(int *fds, unsigned int max)
+{
+	char path[64], link[64];
+	unsigned int n = 0;
+	int fd;
+
+	for (fd = 0; fd < 1024 && n < max; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = 0;
+		if (!strcmp(link, "anon_inode:[perf_event]"))
+			fds[n++] = fd;
+	}
+	return n;
+}
+
+/* A region whose start read nothing does not pair its stop with an earlier start. */
+TEST(perf_region_with_a_failed_start_is_invalid)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	struct pmuser_region r;
+	int fds[4], saved[4], null_fd;
+	unsigned int n, i;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, true, ev, 1, 0, &c));
+	n = perf_fds(fds, 4);
+	ASSERT_EQ(2, n);
+	quiet_nops_100(c, &r);
+	ASSERT_TRUE(r.valid);
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, null_fd);
+	for (i = 0; i < n; i++) {
+		saved[i] = dup(fds[i]);
+		ASSERT_LE(0, saved[i]);
+		ASSERT_EQ(fds[i], dup2(null_fd, fds[i]));
+	}
+	pmuser_region_start(c, &r);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(fds[i], dup2(saved[i], fds[i]));
+		close(saved[i]);
+	}
+	close(null_fd);
+	NOPS(100);
+	pmuser_region_stop(c, &r);
+	EXPECT_FALSE(r.valid);
+	quiet_nops_100(c, &r);
+	EXPECT_TRUE(r.valid);
 	pmuser_counters_close(c);
 }
 

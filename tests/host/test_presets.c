@@ -147,6 +147,19 @@ TEST(print_marks_unsupported_never_zero)
 	EXPECT_TRUE(strstr(text, "ns ") && strstr(text, "INST_RETIRED") &&
 		    strstr(text, "not supported by this PMU")) TH_LOG("%s", text);
 	free(text);
+	text = NULL;
+	/* A counter that never ran (perf's <not counted>) prints no count of 0. */
+	counts[0].value = 0;
+	counts[0].enabled = 1000000;
+	counts[0].running = 0;
+	f = open_memstream(&text, &len);
+	ASSERT_TRUE(f != NULL);
+	pmuser_counters_print(f, c, counts);
+	fclose(f);
+	EXPECT_TRUE(strstr(text, "ns") && strstr(text, "not counted (never on a counter)"))
+		TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, " 0\n") == NULL) TH_LOG("%s", text);
+	free(text);
 	pmuser_counters_close(c);
 }
 
