@@ -328,7 +328,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 		.exclude_hv = 1,
 		.inherit = !!(flags & PMUSER_ACCESS_PROCESS),
 	};
-	struct pmuser_grant *g;
+	struct pmuser_grant *g, *old;
 	unsigned int put = 0;
 	int ret = 0;
 
@@ -347,8 +347,12 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	}
 	pmuser_hook_get();
 	mutex_lock(&pmuser_grants_lock);
-	if (pmuser_grant_find(current))
+	old = pmuser_grant_find(current);
+	if (old) {
+		if (old->file != file || old->anchor->attr.inherit != attr.inherit)
+			ret = -EEXIST;
 		goto err_granted;
+	}
 	g->file = file;
 	g->task = get_task_struct(current);
 	pmuser_hook_add(g);
@@ -363,7 +367,11 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	return ret;
 
 err_granted:
-	/* Granted already: the grant in place stays. */
+	/*
+	 * Granted already: the grant in place stays. It is this grant only if it was made through
+	 * this file with these flags; another one ends at another file's close, or covers other
+	 * threads.
+	 */
 	mutex_unlock(&pmuser_grants_lock);
 	pmuser_hook_put(1);
 	perf_event_release_kernel(g->anchor);
@@ -427,13 +435,14 @@ void pmuser_access_release(struct file *file)
 }
 
 /*
- * Leaves alone tasks perf grants access for its own events (perf self-monitoring): perf
- * switches those properly. pmuser's granted threads are closed too. Runs on each CPU while
- * the caller holds pmuser_grants_lock, so the list is stable.
+ * Closes a CPU unless perf grants its running thread reads for events of the thread's own
+ * (perf self-monitoring): a thread pmuser granted is closed unless it has such events beside
+ * its grant's anchor. Runs on each CPU while the caller holds pmuser_grants_lock, so the list
+ * is stable.
  */
 static void pmuser_userenr_clear(void *unused)
 {
-	if (!pmuser_compat_task_perf_user(current) || pmuser_grant_find(current))
+	if (pmuser_compat_task_nr_user(current) <= (pmuser_grant_find(current) ? 1 : 0))
 		pmuser_hw_userenr_write(0);
 }
 
@@ -658,10 +667,13 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	raw_spin_lock_irqsave(&pmuser_grants_lock, irqflags);
 	old = pmuser_grant_lookup(current_thread_info());
 	if (old && old->own) {
-		/* Granted already, through this file or another. */
+		/* Granted already: see the arm64 pmuser_access_grant(). */
+		int ret = old->file == file && old->inherit == !!(flags & PMUSER_ACCESS_PROCESS) ?
+			  0 : -EEXIST;
+
 		raw_spin_unlock_irqrestore(&pmuser_grants_lock, irqflags);
 		kfree(g);
-		return 0;
+		return ret;
 	}
 	/* An inherited entry gives way to the thread's own grant. */
 	if (old)

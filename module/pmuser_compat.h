@@ -95,13 +95,13 @@ static inline bool pmuser_compat_pseudo_nmi(void)
 }
 
 /*
- * Whether perf itself manages user counter access for a task: its hardware context holds
- * events that asked for it (6.2 merged the per-PMU-type task contexts into one).
+ * How many of a task's perf events asked for user counter access (6.2 merged the per-PMU-type
+ * task contexts into one): perf itself manages the access of a task that has any.
  */
-static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
+static inline int pmuser_compat_task_nr_user(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
-	bool ret;
+	int ret;
 
 	rcu_read_lock();
 #if PMUSER_KERNEL_AT_LEAST(6, 2)
@@ -109,9 +109,14 @@ static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
 #else
 	ctx = READ_ONCE(task->perf_event_ctxp[perf_hw_context]);
 #endif
-	ret = ctx && READ_ONCE(ctx->nr_user);
+	ret = ctx ? READ_ONCE(ctx->nr_user) : 0;
 	rcu_read_unlock();
 	return ret;
+}
+
+static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
+{
+	return pmuser_compat_task_nr_user(task) > 0;
 }
 
 #endif /* PMUSER_COMPAT_H */

@@ -122,7 +122,8 @@ static uint32_t user_enable_here(int fd)
 /*
  * The grant ABI without reading a counter (so it runs on QEMU's ARM1176 too): the register of
  * the granted thread's CPU, as the module reads it from that thread, holds the read bits only
- * while the grant lasts; GRANT is idempotent; only the granting thread revokes its grant.
+ * while the grant lasts; GRANT is idempotent, and refused when it would be another grant; only
+ * the granting thread revokes its grant.
  */
 TEST_F(access, grant_and_revoke_switch_the_user_enable)
 {
@@ -130,6 +131,7 @@ TEST_F(access, grant_and_revoke_switch_the_user_enable)
 	struct pmuser_cpu_info ci;
 	uint32_t want, granted;
 	pthread_t t;
+	int other;
 
 	if (self->info.access_mode != PMUSER_ACCESS_PER_THREAD)
 		SKIP(return, "access mode %u is not per-thread", self->info.access_mode);
@@ -158,6 +160,17 @@ TEST_F(access, grant_and_revoke_switch_the_user_enable)
 #endif
 	acc.access_mode = 0;
 	EXPECT_EQ(0, ioctl(self->fd, PMUSER_IOC_GRANT, &acc));
+	/*
+	 * Another grant is no renewal: without PMUSER_ACCESS_PROCESS it would cover fewer
+	 * threads, through another file it would end at another close.
+	 */
+	EXPECT_EQ(-EEXIST, pmuser_device_grant(self->fd, 0));
+	other = pmuser_device_open();
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-EEXIST, pmuser_device_grant(other, PMUSER_ACCESS_PROCESS));
+	EXPECT_EQ(-ENOENT, pmuser_device_revoke(other, 0));
+	close(other);
+	EXPECT_EQ(granted, user_enable_here(self->fd));
 	ASSERT_EQ(0, pthread_create(&t, NULL, revoke_main, &self->fd));
 	pthread_join(t, NULL);
 	EXPECT_EQ(-ENOENT, revoke_errno) TH_LOG("another thread revoked this thread's grant");

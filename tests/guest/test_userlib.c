@@ -838,6 +838,41 @@ TEST(perf_self_reader_survives_pmuser_users)
 	pmuser_counters_close(c);
 }
 
+/*
+ * A thread that pmuser grants and that also reads its own perf events inline keeps those
+ * reads when pmuser's counters go: perf grants it reads for its own events, whatever pmuser
+ * closes for the threads only pmuser granted.
+ */
+TEST(perf_self_reader_granted_by_pmuser_keeps_its_reads)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_config cfg;
+	struct pmuser_counters *c;
+	uint64_t v[2];
+	unsigned int i;
+	int fd;
+
+	if (!has_perf_mmap())
+		SKIP(return, "perf self-read is arm64 only");
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_MMAP, false, ev, 1, 0, &c));
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	config_events(&cfg, 1, ev, 1);
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, pmuser_device_configure(fd, &cfg));
+		ASSERT_EQ(0, pmuser_device_grant(fd, 0));
+		ASSERT_EQ(0, pmuser_counters_read(c, v));
+		ASSERT_EQ(0, pmuser_device_release(fd));
+		/* Inline, through perf's page: a closed CPU would trap here. */
+		ASSERT_EQ(0, pmuser_counters_read(c, v));
+		ASSERT_EQ(0, pmuser_device_revoke(fd, 0));
+		ASSERT_EQ(0, pmuser_counters_read(c, v));
+	}
+	close(fd);
+	pmuser_counters_close(c);
+}
+
 TEST(read_is_monotonic_64bit)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };

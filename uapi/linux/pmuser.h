@@ -187,7 +187,12 @@ struct pmuser_reset {
 #define PMUSER_ACCESS_PROCESS	0x1
 #define PMUSER_ACCESS_FLAGS	PMUSER_ACCESS_PROCESS
 
-/* PMUSER_IOC_GRANT / PMUSER_IOC_REVOKE: inline read access for the calling thread. */
+/*
+ * PMUSER_IOC_GRANT / PMUSER_IOC_REVOKE: inline read access for the calling thread. A thread
+ * granted already gets 0 from GRANT if its grant was made through this file with the same
+ * flags, else EEXIST (the grant in place stays: REVOKE it through its file first). REVOKE
+ * drops only a grant made through this file (ENOENT otherwise).
+ */
 struct pmuser_access {
 	__u32 size;
 	__u32 flags;			/* in: PMUSER_ACCESS_* */
