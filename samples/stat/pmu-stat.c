@@ -15,20 +15,38 @@
  * is in place. pmu-stat exits with the command's status (128 + signal if it was killed).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stat.h"
 #include "tool_opts.h"
 
-/* Opens an output before anything runs: NULL with the reason said if it cannot be written. */
+/*
+ * Opens an output before anything runs: NULL with the reason said if it cannot be written.
+ * The command inherits none of them: close-on-exec, and never on descriptors 0 to 2, which
+ * the caller may have left closed for the command to find closed.
+ */
 static FILE *open_file(const char *path, const char *what)
 {
-	FILE *f = fopen(path, "w");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	FILE *f = NULL;
 
+	if (fd >= 0 && fd <= STDERR_FILENO) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+
+		close(fd);
+		fd = high;
+	}
+	if (fd >= 0) {
+		f = fdopen(fd, "w");
+		if (!f)
+			close(fd);
+	}
 	if (!f)
 		fprintf(stderr, "pmu-stat: %s %s: %s\n", what, path, strerror(errno));
 	return f;
@@ -165,6 +183,8 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 		return stat_fail(-ENOMEM, err, errlen, "out of memory");
 	}
 	for (k = 0; k < x->o.repeat; k++) {
+		if (k && stat_stop_signal())
+			break;
 		if (k) {
 			/* What a failing run would clear: the last good run's state. */
 			*last = x->r;
@@ -275,14 +295,17 @@ int main(int argc, char **argv)
 	if ((x->o.output && !(out[0] = open_file(x->o.output, "report"))) ||
 	    (x->o.periods_file && !(out[1] = open_file(x->o.periods_file, "period file"))) ||
 	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot"))) ||
-	    tool_outputs_distinct("pmu-stat", out, (const char *const[]){ "-o", "--periods",
-			"--plot" }, 3)) {
+	    tool_outputs_distinct("pmu-stat", (FILE *const[]){ out[0] ? out[0] : stderr, out[1],
+			out[2] }, (const char *const[]){ out[0] ? "-o" : "standard error (the report)",
+			"--periods", "--plot" }, 3)) {
 		for (i = 0; i < 3; i++)
 			if (out[i])
 				fclose(out[i]);
 		return STAT_EXIT_USAGE;
 	}
+	stat_signals_hold();
 	ret = measure_runs(x, err, sizeof(err));
+	stat_signals_release();
 	if (ret && !x->r.runs) {
 		for (i = 0; i < 3; i++)
 			if (out[i])
@@ -301,6 +324,12 @@ int main(int argc, char **argv)
 	/* A run counted in part is reported too, and is a failure of ours all the same. */
 	failed |= x->r.incomplete[0] != '\0';
 	code = stat_exit_code(x->r.wait_status);
+	/* Repeats a signal cut short end as interrupted, whatever the last run's status. */
+	if (!code && stat_stop_signal() && x->r.runs < x->o.repeat) {
+		fprintf(stderr, "pmu-stat: stopped by %s after %u of %llu runs\n",
+			strsignal(stat_stop_signal()), x->r.runs, (unsigned long long)x->o.repeat);
+		code = 128 + stat_stop_signal();
+	}
 	if (out[0])
 		ret = write_file(out[0], x->o.output, "report", write_report, x);
 	else

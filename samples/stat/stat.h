@@ -226,6 +226,15 @@ int stat_child_release(struct stat_child *ch);
 int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns);
 /* Restores the caller's signal mask. */
 void stat_child_done(struct stat_child *ch);
+/*
+ * Around repeated runs: SIGINT/SIGTERM/SIGHUP stay blocked between the runs too (a command
+ * still gets the mask pmu-stat started with), so that one arriving there ends the repeats
+ * instead of pmu-stat, which reports the runs done. stat_stop_signal() is the first such
+ * signal pmu-stat received (while a command ran, or between runs), or 0.
+ */
+void stat_signals_hold(void);
+int stat_stop_signal(void);
+void stat_signals_release(void);
 /* The status pmu-stat exits with: the exit code, or 128 + signal. */
 int stat_exit_code(int wait_status);
 

@@ -76,6 +76,51 @@ static void block_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 }
 
+/* While held: the mask pmu-stat started with (its commands get it), and the stop signal. */
+static bool held;
+static sigset_t held_mask;
+static int stop_sig;
+
+void stat_signals_hold(void)
+{
+	sigset_t set;
+
+	block_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, &held_mask);
+	held = true;
+}
+
+/* Takes a stop signal that is pending (one that came while no command ran). */
+static void take_pending(void)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t set;
+	int sig;
+
+	block_signals(&set);
+	sigdelset(&set, SIGCHLD);
+	while ((sig = sigtimedwait(&set, NULL, &zero)) > 0)
+		if (!stop_sig)
+			stop_sig = sig;
+}
+
+int stat_stop_signal(void)
+{
+	if (held)
+		take_pending();
+	return stop_sig;
+}
+
+void stat_signals_release(void)
+{
+	if (!held)
+		return;
+	/* Taken now, a pending SIGTERM would end pmu-stat before it reports. */
+	take_pending();
+	held = false;
+	sigprocmask(SIG_SETMASK, &held_mask, NULL);
+}
+
 int stat_child_spawn(struct stat_child *ch, char **argv, const int *cpus, unsigned int nr_cpus)
 {
 	int go[2], ex[2];
@@ -113,7 +158,7 @@ int stat_child_spawn(struct stat_child *ch, char **argv, const int *cpus, unsign
 
 		close(go[1]);
 		close(ex[0]);
-		sigprocmask(SIG_SETMASK, &ch->old_mask, NULL);
+		sigprocmask(SIG_SETMASK, held ? &held_mask : &ch->old_mask, NULL);
 		if (nr_cpus) {
 			cpu_set_t cs;
 
@@ -223,7 +268,11 @@ int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 		 * foreground process group, the workload included: only a signal sent to
 		 * pmu-stat alone is passed on, so the workload gets each one once.
 		 */
-		if (sig != SIGCHLD && info.si_code != SI_KERNEL)
+		if (sig == SIGCHLD)
+			continue;
+		if (!stop_sig)
+			stop_sig = sig;
+		if (info.si_code != SI_KERNEL)
 			kill(ch->pid, sig);
 	}
 }

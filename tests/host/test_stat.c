@@ -710,6 +710,58 @@ TEST(outputs_opened_before_the_command_runs)
 	EXPECT_EQ(0, access("pmuser-stat.svg", F_OK));
 }
 
+/*
+ * The command inherits none of pmu-stat's outputs: not as extra descriptors, and not as a
+ * standard stream the caller closed (the report would get the command's output).
+ */
+TEST(command_inherits_no_output)
+{
+	char out[4096], cmd[512], report[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "%s -o pmuser-r.txt --periods pmuser-p.csv "
+		 "-- sh -c 'ls -l /proc/self/fd/ 2>&1 | grep -c pmuser-' ", STAT_BIN);
+	EXPECT_EQ(1, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ("0\n", out);
+	unlink("pmuser-r.txt");
+	snprintf(cmd, sizeof(cmd), "%s --backend clock -o pmuser-r.txt -- "
+		 "sh -c 'echo marker-$((6 * 7))' >&-", STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	f = fopen("pmuser-r.txt", "r");
+	ASSERT_NE(NULL, f);
+	n = fread(report, 1, sizeof(report) - 1, f);
+	report[n] = 0;
+	fclose(f);
+	EXPECT_EQ(NULL, strstr(report, "marker-42")) TH_LOG("%s", report);
+	EXPECT_NE(NULL, strstr(report, "seconds time elapsed")) TH_LOG("%s", report);
+	/* Without -o the report is standard error's: no other output may name that file. */
+	snprintf(cmd, sizeof(cmd), "%s --periods /dev/stderr -- true 2>pmuser-e.txt; "
+		 "echo $?; cat pmuser-e.txt", STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	EXPECT_EQ(0, strncmp(out, "2\n", 2)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "standard error (the report) and --periods name the same file"))
+		TH_LOG("%s", out);
+}
+
+/*
+ * A SIGTERM to pmu-stat during -r ends the repeats, whether it comes while a run is on (it
+ * goes on to the command) or between two runs: the runs done are reported and pmu-stat exits
+ * as interrupted (bounded: a signal lost would leave it repeating for minutes).
+ */
+TEST(signal_ends_repeats_with_a_report)
+{
+	char out[8192], cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "rm -f pmuser-m; timeout -s KILL 60 %s -r 100000 -- "
+		 "touch pmuser-m 2>pmuser-e.txt & p=$!; i=0; "
+		 "while [ ! -e pmuser-m ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done; "
+		 "sleep 0.2; kill -TERM $p; wait $p; echo rc=$?; cat pmuser-e.txt", STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	EXPECT_TRUE(strncmp(out, "rc=143\n", 7) == 0) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "seconds time elapsed")) TH_LOG("%s", out);
+}
+
 /* -x: perf stat's lines; without counters every one says so, none is a 0. */
 TEST(separator_lines_without_counters)
 {
