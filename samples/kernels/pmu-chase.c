@@ -24,11 +24,17 @@
 static char *build_list(uint64_t nodes, uint64_t line, uint64_t seed, bool sequential,
 			uintptr_t *head)
 {
-	char *mem = aligned_alloc((size_t)line < 64 ? 64 : (size_t)line, (size_t)(nodes * line));
 	uint64_t *perm = malloc((size_t)nodes * sizeof(*perm)), i, n;
+	size_t align = 64;
 	struct wl_rng rng;
+	char *mem = NULL;
 	void *p;
 
+	/* The first node on a cache line (and a page for lines that big); a power of two. */
+	while (align < line)
+		align <<= 1;
+	if (posix_memalign(&p, align, (size_t)(nodes * line)) == 0)
+		mem = p;
 	if (!mem || !perm) {
 		fprintf(stderr, TOOL ": out of memory for %" PRIu64 " nodes\n", nodes);
 		free(mem);

@@ -347,11 +347,13 @@ int wl_check_budget(const char *tool, const char *label, const struct wl_counts 
 {
 	char buf[32];
 
-	if (!pred->inst.known || wl_pred_total(&pred->inst) < (1ULL << 31))
+	uint64_t total = wl_pred_total(&pred->inst);
+
+	if (!pred->inst.known || total < (1ULL << 31))
 		return 0;
 	fprintf(stderr, "%s: %s would retire %s instructions, more than a 32-bit counter holds "
 		"safely (2^31): use smaller sizes or fewer iterations\n", tool, label,
-		wl_group(buf, sizeof(buf), wl_pred_total(&pred->inst)));
+		total == UINT64_MAX ? "2^64 or more" : wl_group(buf, sizeof(buf), total));
 	return -1;
 }
 

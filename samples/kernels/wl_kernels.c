@@ -25,11 +25,13 @@ _Static_assert(offsetof(struct wl_hazard_args, out) == 1 * WORD, "hazard layout"
 
 uint64_t wl_pred_total(const struct wl_pred *p)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, t;
 	unsigned int i;
 
 	for (i = 0; i < p->nterms; i++)
-		sum += p->term[i].coef * p->term[i].value;
+		if (__builtin_mul_overflow(p->term[i].coef, p->term[i].value, &t) ||
+		    __builtin_add_overflow(sum, t, &sum))
+			return UINT64_MAX;
 	return sum;
 }
 

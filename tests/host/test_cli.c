@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "../tool_run.h"
+#include "wl_harness.h"
 
 #define BIN PMUSER_TOP "/build/host/bin/"
 
@@ -184,6 +185,25 @@ TEST(sizes_take_one_syntax)
 	}
 	EXPECT_EQ(2, tool_run(BIN "pmu-chase -s 16Kx -i 2", true, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "K, KB, KiB")) TH_LOG("%s", out);
+}
+
+/*
+ * A kernel's predicted count that overflows 64 bits is over the budget, not wrapped below it
+ * (pmu-misp -s 1G --ones -i 2863311529 would otherwise pass the check and run for ages).
+ */
+TEST(instruction_budget_survives_overflow)
+{
+	struct wl_counts pred = { .inst = { .known = true, .nterms = 2, .term = {
+		{ .coef = 6ULL * (1ULL << 30) + 4, .sym = "I", .value = 2863311529ULL },
+		{ .coef = 6, .sym = "", .value = 1 } } } };
+
+	EXPECT_EQ(UINT64_MAX, wl_pred_total(&pred.inst));
+	EXPECT_EQ(-1, wl_check_budget("test", "the scan", &pred));
+	pred.inst.term[0].value = 1;
+	EXPECT_EQ(6ULL * (1ULL << 30) + 10, wl_pred_total(&pred.inst));
+	EXPECT_EQ(-1, wl_check_budget("test", "the scan", &pred));
+	pred.inst.term[0].coef = 100;
+	EXPECT_EQ(0, wl_check_budget("test", "the scan", &pred));
 }
 
 TEST_HARNESS_MAIN
