@@ -44,7 +44,7 @@ u32 pmuser_access_mode(void);
 /* PMUSER_INFO_* flags describing what inline access allows. */
 u32 pmuser_access_info_flags(void);
 int pmuser_access_grant(struct file *file, u32 flags);
-int pmuser_access_revoke(struct file *file, u32 flags);
+int pmuser_access_revoke(struct file *file);
 void pmuser_access_release(struct file *file);
 /* At every context switch, on the CPU with interrupts off (sched_switch). */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next);

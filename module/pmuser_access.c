@@ -397,7 +397,7 @@ static void pmuser_access_close_freed(void)
 	on_each_cpu(pmuser_userenr_close_current, NULL, 1);
 }
 
-int pmuser_access_revoke(struct file *file, u32 flags)
+int pmuser_access_revoke(struct file *file)
 {
 	struct pmuser_grant *g;
 	unsigned int put = 0;
@@ -698,7 +698,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	return 0;
 }
 
-int pmuser_access_revoke(struct file *file, u32 flags)
+int pmuser_access_revoke(struct file *file)
 {
 	struct pmuser_grant *g;
 	unsigned long irqflags;

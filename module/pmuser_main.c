@@ -317,10 +317,10 @@ static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_ACCESS_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
-	if (req.flags & ~PMUSER_ACCESS_FLAGS || req.reserved)
+	if (req.flags & ~(grant ? PMUSER_ACCESS_FLAGS : 0) || req.reserved)
 		return -EINVAL;
 	ret = grant ? pmuser_access_grant(file, req.flags) :
-		      pmuser_access_revoke(file, req.flags);
+		      pmuser_access_revoke(file);
 	if (ret)
 		return ret;
 	req.access_mode = pmuser_access_mode();

@@ -134,6 +134,10 @@ TEST_F(ioctl, unknown_flags_and_reserved_are_einval)
 	acc.flags = 0;
 	acc.reserved = 1;
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_REVOKE, &acc));
+	/* REVOKE drops a grant and all it covers: a grant's flags mean nothing there. */
+	acc.reserved = 0;
+	acc.flags = PMUSER_ACCESS_PROCESS;
+	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_REVOKE, &acc));
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_RESET, &rst));
 	self->cfg.flags |= 0x100;
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));

@@ -195,7 +195,7 @@ struct pmuser_reset {
  */
 struct pmuser_access {
 	__u32 size;
-	__u32 flags;			/* in: PMUSER_ACCESS_* */
+	__u32 flags;			/* in: PMUSER_ACCESS_* for GRANT, 0 for REVOKE */
 	__u32 access_mode;		/* out: enum pmuser_access_mode now in force */
 	__u32 reserved;			/* in: 0 */
 };
