@@ -726,6 +726,12 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 			size_format(a, sizeof(a), sizes[*n - 1]));
 		return 2;
 	}
+	/* A chain's node numbers are 32 bits wide (lat_chain_build()). */
+	if (sizes[*n - 1] / s->step > UINT32_MAX) {
+		fprintf(stderr, TOOL ": size %s holds more than 2^32 nodes %llu bytes apart; lower --max or widen --stride\n",
+			size_format(a, sizeof(a), sizes[*n - 1]), (unsigned long long)s->step);
+		return 2;
+	}
 	if (o->events && pmuser_evspec_parse(o->events, lat_cpu_midr(o->lat.cpu), s->ev,
 					     PMUSER_MAX_EVENTS, &s->nr_ev, err, sizeof(err))) {
 		fprintf(stderr, TOOL ": --events: %s\n", err);
@@ -791,7 +797,7 @@ int main(int argc, char **argv)
 	char err[512];
 	size_t n, done;
 	FILE *out = stdout, *svg = NULL;
-	int ret, disturbed, status = 1;
+	int ret, cut_short, status = 1;
 
 	ret = parse(argc, argv, &o);
 	if (ret >= 0)
@@ -837,15 +843,18 @@ int main(int argc, char **argv)
 			s.t.unit);
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
 	ret = measure_all(&s, sizes, n, pts, &done);
-	if (ret && (ret != -EAGAIN || !done))
+	if (ret && !done)
 		goto out_buf;
-	disturbed = ret;
+	/* A size that failed (said why) or was disturbed: the sizes before it are reported. */
+	if (ret && ret != -EAGAIN)
+		fprintf(stderr, TOOL ": reporting the %zu sizes measured before it\n", done);
+	cut_short = ret;
 	ret = report(&s, pts, done, out, svg);
 	svg = NULL;	/* report() closed it */
 	if (ret && ret != -ENODATA)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
 	else
-		status = stop_signal ? 128 + stop_signal : ret || disturbed;
+		status = stop_signal ? 128 + stop_signal : ret || cut_short;
 out_buf:
 	lat_buf_free(&s.buf);
 out_timer:
