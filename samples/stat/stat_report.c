@@ -354,9 +354,10 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 	}
 	if (r->backend == STAT_MODULE)
 		fprintf(f, "# module_cpu=%d\n", r->module_cpu);
-	fprintf(f, "# elapsed_ns=%llu\n# exit_status=%d\n# period_ms=%u\n# total_periods=%u\n",
-		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
-		r->interval_ms, r->total_periods);
+	/* With runs > 1 the counts and elapsed_ns are means over the runs. */
+	fprintf(f, "# runs=%u\n# elapsed_ns=%llu\n# exit_status=%d\n# period_ms=%u\n# total_periods=%u\n",
+		r->runs ? r->runs : 1, (unsigned long long)r->elapsed_ns,
+		stat_exit_code(r->wait_status), r->interval_ms, r->total_periods);
 	fprintf(f, "kind,name,set,cpu,raw,scaled,duty,periods\n");
 	/* Wall time only (no counters): every event's row says it has no count. */
 	if (!counted)
@@ -484,9 +485,9 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 		fprintf(f, ",\n  \"preset\": ");
 		json_string(f, s->preset->name);
 	}
-	fprintf(f, ",\n  \"elapsed_ns\": %llu,\n  \"exit_status\": %d,\n  \"period_ms\": %u,\n  \"total_periods\": %u",
-		(unsigned long long)r->elapsed_ns, stat_exit_code(r->wait_status),
-		r->interval_ms, r->total_periods);
+	fprintf(f, ",\n  \"runs\": %u,\n  \"elapsed_ns\": %llu,\n  \"exit_status\": %d,\n  \"period_ms\": %u,\n  \"total_periods\": %u",
+		r->runs ? r->runs : 1, (unsigned long long)r->elapsed_ns,
+		stat_exit_code(r->wait_status), r->interval_ms, r->total_periods);
 	fprintf(f, ",\n  \"user_s\": %.6f,\n  \"system_s\": %.6f", tv_s(&r->ru.ru_utime),
 		tv_s(&r->ru.ru_stime));
 	fprintf(f, ",\n  \"events\": [\n");

@@ -762,6 +762,19 @@ TEST(signal_ends_repeats_with_a_report)
 	EXPECT_NE(NULL, strstr(out, "seconds time elapsed")) TH_LOG("%s", out);
 }
 
+/* With -r the CSV and JSON reports say how many runs their means are of. */
+TEST(machine_reports_name_their_runs)
+{
+	char out[16384], cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s -r 3 --csv -- true", STAT_BIN);
+	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n# runs=3\n")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "%s -r 2 --json -- true", STAT_BIN);
+	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"runs\": 2,")) TH_LOG("%s", out);
+}
+
 /* -x: perf stat's lines; without counters every one says so, none is a 0. */
 TEST(separator_lines_without_counters)
 {
