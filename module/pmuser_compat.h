@@ -95,28 +95,42 @@ static inline bool pmuser_compat_pseudo_nmi(void)
 }
 
 /*
- * How many of a task's perf events asked for user counter access (6.2 merged the per-PMU-type
- * task contexts into one): perf itself manages the access of a task that has any.
+ * A task's hardware perf context, under the RCU read lock (6.2 merged the per-PMU-type task
+ * contexts into one).
  */
+static inline struct perf_event_context *pmuser_compat_task_ctx(struct task_struct *task)
+{
+#if PMUSER_KERNEL_AT_LEAST(6, 2)
+	return READ_ONCE(task->perf_event_ctxp);
+#else
+	return READ_ONCE(task->perf_event_ctxp[perf_hw_context]);
+#endif
+}
+
+/* Whether perf itself manages user counter access for a task: it has events that asked. */
+static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
+{
+	struct perf_event_context *ctx;
+	bool ret;
+
+	rcu_read_lock();
+	ctx = pmuser_compat_task_ctx(task);
+	ret = ctx && READ_ONCE(ctx->nr_user);
+	rcu_read_unlock();
+	return ret;
+}
+
+/* How many of a task's perf events asked for user counter access. */
 static inline int pmuser_compat_task_nr_user(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
 	int ret;
 
 	rcu_read_lock();
-#if PMUSER_KERNEL_AT_LEAST(6, 2)
-	ctx = READ_ONCE(task->perf_event_ctxp);
-#else
-	ctx = READ_ONCE(task->perf_event_ctxp[perf_hw_context]);
-#endif
+	ctx = pmuser_compat_task_ctx(task);
 	ret = ctx ? READ_ONCE(ctx->nr_user) : 0;
 	rcu_read_unlock();
 	return ret;
-}
-
-static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
-{
-	return pmuser_compat_task_nr_user(task) > 0;
 }
 
 #endif /* PMUSER_COMPAT_H */

@@ -322,8 +322,6 @@ int pmuser_counters_reset(struct pmuser_counters *c)
 PMUSER__NOIPA void pmuser_region_start(struct pmuser_counters *c,
 						   struct pmuser_region *r)
 {
-	unsigned int i;
-
 	if (c->raw_start) {
 		r->cpu = pmuser_thread_cpu();
 		r->seq = r->cpu >= 0 && (unsigned int)r->cpu < c->page.nr_cpus ?
@@ -333,10 +331,8 @@ PMUSER__NOIPA void pmuser_region_start(struct pmuser_counters *c,
 		return;
 	}
 	r->seq = c->ctl_gen;
-	if (read_raw(c, r->start, r->gap, true))
-		/* Nothing read: the stop must not pair with an earlier start's values. */
-		for (i = 0; i < c->nr; i++)
-			r->gap[i] = PMUSER_GAP_OFF;
+	/* A read that failed left the gaps off: the stop pairs with no earlier start. */
+	read_raw(c, r->start, r->gap, true);
 }
 
 /*

@@ -89,7 +89,10 @@ struct pmuser__backend_ops {
 	int (*open)(struct pmuser_counters *c, char *why, size_t whylen);
 	/* What open acquired beyond the device and page, which close releases for all. */
 	void (*close)(struct pmuser_counters *c);
-	/* Raw reads of every counter, last to first for a region's start; gaps may be NULL. */
+	/*
+	 * Raw reads of every counter, last to first for a region's start; gaps may be NULL. A
+	 * read that fails (-errno) leaves every gap PMUSER_GAP_OFF, so that no region pairs it.
+	 */
 	int (*read_raw)(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
 			bool reverse);
 	/* 64-bit counts kept by the backend; NULL: read_raw extended in software. */

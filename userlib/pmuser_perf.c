@@ -583,6 +583,16 @@ static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[
 	return 0;
 }
 
+/* A failed read: no region may pair with it. */
+static int read_failed(const struct pmuser_counters *c, uint64_t gaps[], int err)
+{
+	unsigned int i;
+
+	for (i = 0; gaps && i < c->nr; i++)
+		gaps[i] = PMUSER_GAP_OFF;
+	return err;
+}
+
 static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
 			 bool reverse)
 {
@@ -607,7 +617,7 @@ static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t 
 			if (!have_counts) {
 				ret = perf_read_full(c, counts);
 				if (ret)
-					return ret;
+					return read_failed(c, gaps, ret);
 				have_counts = true;
 			}
 			values[i] = counts[i].value;
@@ -621,7 +631,7 @@ static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t 
 #endif
 	ret = perf_read_full(c, counts);
 	if (ret)
-		return ret;
+		return read_failed(c, gaps, ret);
 	for (i = 0; i < c->nr; i++) {
 		values[i] = counts[i].value;
 		if (gaps)
