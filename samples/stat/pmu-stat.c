@@ -12,7 +12,8 @@
  *
  * Everything that can be wrong (options, event names, set sizes, the command's path, the
  * counters) is found before the command runs; the command starts only once every counter
- * is in place. pmu-stat exits with the command's status (128 + signal if it was killed).
+ * is in place. pmu-stat exits with the command's status (128 + signal if it was killed, or
+ * if a signal to pmu-stat ended -r early).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -252,6 +253,29 @@ static bool cpus_available(const struct run *x)
 	return true;
 }
 
+/*
+ * Every output is opened before the command runs, so that a bad path costs no run: the
+ * report (-o, else standard error), the periods and the plot. 0, or -1 after saying why.
+ */
+static int open_outputs(const struct run *x, FILE *out[3])
+{
+	const char *report = x->o.output ? "-o" : "standard error (the report)";
+	int i;
+
+	if ((x->o.output && !(out[0] = open_file(x->o.output, "report"))) ||
+	    (x->o.periods_file && !(out[1] = open_file(x->o.periods_file, "period file"))) ||
+	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot"))) ||
+	    tool_outputs_distinct("pmu-stat",
+				  (FILE *const[]){ out[0] ? out[0] : stderr, out[1], out[2] },
+				  (const char *const[]){ report, "--periods", "--plot" }, 3)) {
+		for (i = 0; i < 3; i++)
+			if (out[i])
+				fclose(out[i]);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct run *x = calloc(1, sizeof(*x));
@@ -291,18 +315,8 @@ int main(int argc, char **argv)
 			ret == -ENOENT ? "command not found" : "not executable");
 		return ret == -ENOENT ? STAT_EXIT_NOTFOUND : STAT_EXIT_NOEXEC;
 	}
-	/* Every output is opened before the command runs: a bad path costs no run. */
-	if ((x->o.output && !(out[0] = open_file(x->o.output, "report"))) ||
-	    (x->o.periods_file && !(out[1] = open_file(x->o.periods_file, "period file"))) ||
-	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot"))) ||
-	    tool_outputs_distinct("pmu-stat", (FILE *const[]){ out[0] ? out[0] : stderr, out[1],
-			out[2] }, (const char *const[]){ out[0] ? "-o" : "standard error (the report)",
-			"--periods", "--plot" }, 3)) {
-		for (i = 0; i < 3; i++)
-			if (out[i])
-				fclose(out[i]);
+	if (open_outputs(x, out))
 		return STAT_EXIT_USAGE;
-	}
 	stat_signals_hold();
 	ret = measure_runs(x, err, sizeof(err));
 	stat_signals_release();
@@ -324,11 +338,12 @@ int main(int argc, char **argv)
 	/* A run counted in part is reported too, and is a failure of ours all the same. */
 	failed |= x->r.incomplete[0] != '\0';
 	code = stat_exit_code(x->r.wait_status);
-	/* Repeats a signal cut short end as interrupted, whatever the last run's status. */
-	if (!code && stat_stop_signal() && x->r.runs < x->o.repeat) {
+	/* Repeats a signal cut short end as interrupted, unless the last run's status says more. */
+	if (stat_stop_signal() && x->r.runs < x->o.repeat) {
 		fprintf(stderr, "pmu-stat: stopped by %s after %u of %llu runs\n",
 			strsignal(stat_stop_signal()), x->r.runs, (unsigned long long)x->o.repeat);
-		code = 128 + stat_stop_signal();
+		if (!code)
+			code = 128 + stat_stop_signal();
 	}
 	if (out[0])
 		ret = write_file(out[0], x->o.output, "report", write_report, x);

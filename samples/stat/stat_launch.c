@@ -67,13 +67,22 @@ int stat_command_check(const char *cmd, char *path, size_t pathlen)
 	return best;
 }
 
+/*
+ * SIGCHLD and the stop signals pmu-stat does not ignore: a blocked signal is queued even if
+ * ignored, and one pmu-stat was started to ignore (nohup, a background job of a
+ * non-interactive shell) must neither reach the command nor end the repeats.
+ */
 static void block_signals(sigset_t *set)
 {
+	static const int stop[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	unsigned int i;
+
 	sigemptyset(set);
 	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
+	for (i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
+		if (sigaction(stop[i], NULL, &sa) || sa.sa_handler != SIG_IGN)
+			sigaddset(set, stop[i]);
 }
 
 /* While held: the mask pmu-stat started with (its commands get it), and the stop signal. */
@@ -158,7 +167,6 @@ int stat_child_spawn(struct stat_child *ch, char **argv, const int *cpus, unsign
 
 		close(go[1]);
 		close(ex[0]);
-		sigprocmask(SIG_SETMASK, held ? &held_mask : &ch->old_mask, NULL);
 		if (nr_cpus) {
 			cpu_set_t cs;
 
@@ -168,9 +176,14 @@ int stat_child_spawn(struct stat_child *ch, char **argv, const int *cpus, unsign
 			if (sched_setaffinity(0, sizeof(cs), &cs))
 				err = errno;
 		}
-		/* Held here until the counters are ready; EOF means setup failed. */
+		/*
+		 * Held here until the counters are ready; EOF means setup failed. The stop
+		 * signals stay blocked until the exec: one sent to the whole process group
+		 * meanwhile (a Ctrl-C) ends the command as it starts, counted as a run.
+		 */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(STAT_EXIT_SETUP);
+		sigprocmask(SIG_SETMASK, held ? &held_mask : &ch->old_mask, NULL);
 		if (!err) {
 			execvp(argv[0], argv);
 			err = errno;
@@ -207,10 +220,19 @@ void stat_child_abort(struct stat_child *ch)
 
 int stat_child_release(struct stat_child *ch)
 {
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old;
 	ssize_t n;
 	int err = 0;
 
+	/* A child already gone makes the write fail (EPIPE), not end pmu-stat. */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
 	n = write(ch->go_fd, "g", 1);
+	if (n < 0 && errno == EPIPE)
+		sigtimedwait(&pipe_set, NULL, &zero);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(ch->go_fd);
 	ch->go_fd = -1;
 	if (n != 1) {

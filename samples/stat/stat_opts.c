@@ -178,9 +178,10 @@ static void notes(FILE *f)
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s%s", i ? ", " : " ", presets[i].name);
 	fprintf(f,
-		"\nExit status: the command's (128 + signal if it was killed); 1 counters could not be\n"
-		"set up (or, the report written, counting stopped part-way), 2 bad usage, 126 command\n"
-		"not executable, 127 command not found.\n");
+		"\nExit status: the command's (128 + signal if it was killed, or if a signal to\n"
+		"pmu-stat ended -r early); 1 counters could not be set up (or, the report written,\n"
+		"counting stopped part-way), 2 bad usage, 126 command not executable, 127 command\n"
+		"not found.\n");
 }
 
 int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen)

@@ -747,19 +747,26 @@ TEST(command_inherits_no_output)
 /*
  * A SIGTERM to pmu-stat during -r ends the repeats, whether it comes while a run is on (it
  * goes on to the command) or between two runs: the runs done are reported and pmu-stat exits
- * as interrupted (bounded: a signal lost would leave it repeating for minutes).
+ * as interrupted (bounded: a signal lost would leave it repeating for minutes). A nohup'ed
+ * pmu-stat (SIGHUP ignored) goes on through a hangup.
  */
 TEST(signal_ends_repeats_with_a_report)
 {
 	char out[8192], cmd[1024];
 
-	snprintf(cmd, sizeof(cmd), "rm -f pmuser-m; timeout -s KILL 60 %s -r 100000 -- "
-		 "touch pmuser-m 2>pmuser-e.txt & p=$!; i=0; "
-		 "while [ ! -e pmuser-m ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done; "
+	/* The command ignores the signal: only pmu-stat's own handling ends the repeats. */
+	snprintf(cmd, sizeof(cmd), "rm -f pmuser-m; timeout -s KILL 15 %s -r 100000 -- "
+		 "sh -c 'trap \"\" TERM; touch pmuser-m' 2>pmuser-e.txt & p=$!; i=0; "
+		 "while [ ! -e pmuser-m ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; "
 		 "sleep 0.2; kill -TERM $p; wait $p; echo rc=$?; cat pmuser-e.txt", STAT_BIN);
 	tool_run(cmd, false, out, sizeof(out));
 	EXPECT_TRUE(strncmp(out, "rc=143\n", 7) == 0) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "stopped by Terminated after ")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "seconds time elapsed")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "trap '' HUP; %s -r 5 -- sh -c 'kill -HUP $PPID' "
+		 "2>pmuser-e.txt; echo rc=$?; grep -c stopped pmuser-e.txt", STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	EXPECT_STREQ("rc=0\n0\n", out);
 }
 
 /* With -r the CSV and JSON reports say how many runs their means are of. */
