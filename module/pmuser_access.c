@@ -435,10 +435,10 @@ void pmuser_access_release(struct file *file)
 }
 
 /*
- * Closes a CPU unless perf grants its running thread reads for events of the thread's own
- * (perf self-monitoring): a thread pmuser granted is closed unless it has such events beside
- * its grant's anchor. Runs on each CPU while the caller holds pmuser_grants_lock, so the list
- * is stable.
+ * Closes a CPU unless perf grants its running thread reads for some rdpmc event other than
+ * the anchor of the thread's own grant: its own perf self-monitoring events, or an anchor it
+ * inherited from a PMUSER_ACCESS_PROCESS grant (perf keeps that thread's reads open as its
+ * own). Runs on each CPU while the caller holds pmuser_grants_lock, so the list is stable.
  */
 static void pmuser_userenr_clear(void *unused)
 {

@@ -196,8 +196,12 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 		return module_fail(c, ret, why, whylen, "mapping the counter page");
 	page_widths(c, (unsigned int)sched_getcpu());
 	pmuser__module_readers(c, ci.pmu_version, info.page_flags);
+	/*
+	 * EEXIST: the program granted this thread itself (through another file, or for the
+	 * threads it creates too); reads work while that grant lasts.
+	 */
 	ret = pmuser_device_grant(c->dev_fd, 0);
-	if (ret)
+	if (ret && ret != -EEXIST)
 		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
 	if (!module_reads_work(c))
 		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");

@@ -670,21 +670,22 @@ static int perf_ctl(struct pmuser_counters *c, unsigned long request)
 	c->ctl_gen++;
 	if (request == PERF_EVENT_IOC_RESET && c->backend == PMUSER_BACKEND_PERF_MMAP &&
 	    c->enabled) {
-		ret = perf_ioctl(c, PERF_EVENT_IOC_DISABLE);
+		ret = perf_ctl(c, PERF_EVENT_IOC_DISABLE);
 		if (ret)
 			return ret;
-		c->enabled = false;
 		ret = perf_ioctl(c, PERF_EVENT_IOC_RESET);
 		ret_enable = perf_ctl(c, PERF_EVENT_IOC_ENABLE);
 		return ret ? ret : ret_enable;
 	}
-	ret = perf_ioctl(c, request);
-	if (ret)
-		return ret;
+	/*
+	 * Not counting from any disable on, even one that fails half-way; counting again once an
+	 * enable reached every event.
+	 */
 	if (request == PERF_EVENT_IOC_DISABLE)
 		c->enabled = false;
-	if (request != PERF_EVENT_IOC_ENABLE)
-		return 0;
+	ret = perf_ioctl(c, request);
+	if (ret || request != PERF_EVENT_IOC_ENABLE)
+		return ret;
 	c->enabled = true;
 #if defined(__aarch64__)
 	/* Enabled, the events are on their counters: the reader for where perf put them. */

@@ -873,6 +873,24 @@ TEST(perf_self_reader_granted_by_pmuser_keeps_its_reads)
 	pmuser_counters_close(c);
 }
 
+/* A thread the program granted itself (here for its future threads too) opens module sets. */
+TEST(module_set_opens_in_a_thread_granted_already)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	struct pmuser_counters *c;
+	uint64_t v[2];
+	int fd;
+
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_grant(fd, PMUSER_ACCESS_PROCESS));
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 1, 0, &c));
+	EXPECT_EQ(PMUSER_BACKEND_MODULE, pmuser_counters_backend(c));
+	EXPECT_EQ(0, pmuser_counters_read(c, v));
+	pmuser_counters_close(c);
+	close(fd);
+}
+
 TEST(read_is_monotonic_64bit)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
