@@ -881,6 +881,7 @@ TEST(module_set_opens_in_a_thread_granted_already)
 	uint64_t v[2];
 	int fd;
 
+	REQUIRE_COUNTING();
 	fd = pmuser_device_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pmuser_device_grant(fd, PMUSER_ACCESS_PROCESS));
