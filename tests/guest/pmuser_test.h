@@ -3,6 +3,7 @@
 #ifndef PMUSER_TEST_H
 #define PMUSER_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -117,6 +118,36 @@ static inline int read_traps(unsigned int hw)
 static inline int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
 	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, 0);
+}
+
+/* How many perf events process pid has open; the first max of their descriptors in fds. */
+static inline int perf_fds(pid_t pid, int *fds, int max)
+{
+	char dir[64], path[320], link[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	dp = opendir(dir);
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp))) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:[perf_event]"))
+			continue;
+		if (n < max)
+			fds[n] = atoi(d->d_name);
+		n++;
+	}
+	closedir(dp);
+	return n;
 }
 
 /* Exactly two instructions per iteration. */

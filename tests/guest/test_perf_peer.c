@@ -10,7 +10,6 @@
  * counters is invalid rather than wrong, and a tool either measures or exits non-zero naming
  * what it saw.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,32 +63,6 @@ FIXTURE_VARIANT_ADD(peer, two_task_sessions) {
 	.starved = false,
 };
 
-/* How many perf events process pid has open. */
-static int perf_fds(pid_t pid)
-{
-	char dir[64], path[320], link[64];
-	struct dirent *d;
-	int n = 0;
-	DIR *fds;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	fds = opendir(dir);
-	if (!fds)
-		return 0;
-	while ((d = readdir(fds))) {
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len <= 0)
-			continue;
-		link[len] = '\0';
-		n += !strcmp(link, "anon_inode:[perf_event]");
-	}
-	closedir(fds);
-	return n;
-}
-
 FIXTURE_SETUP(peer)
 {
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -121,9 +94,9 @@ FIXTURE_SETUP(peer)
 	for (i = 0; i < variant->sessions; i++) {
 		unsigned int tries;
 
-		for (tries = 0; tries < 300 && perf_fds(self->perf[i]) < want; tries++)
+		for (tries = 0; tries < 300 && perf_fds(self->perf[i], NULL, 0) < want; tries++)
 			usleep(100000);
-		ASSERT_LE(want, perf_fds(self->perf[i])) TH_LOG("perf stat %u", i);
+		ASSERT_LE(want, perf_fds(self->perf[i], NULL, 0)) TH_LOG("perf stat %u", i);
 		ASSERT_EQ(0, waitpid(self->perf[i], NULL, WNOHANG)) TH_LOG("perf stat %u exited", i);
 	}
 }

@@ -624,39 +624,17 @@ TEST(reset_counts_from_zero)
 	}
 }
 
-/* Perf's file descriptors in this process, lowest first; how many. */
-static unsigned int perf_fds(int *fds, unsigned int max)
-{
-	char path[64], link[64];
-	unsigned int n = 0;
-	int fd;
-
-	for (fd = 0; fd < 1024 && n < max; fd++) {
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len < 0)
-			continue;
-		link[len] = 0;
-		if (!strcmp(link, "anon_inode:[perf_event]"))
-			fds[n++] = fd;
-	}
-	return n;
-}
-
 /* A region whose start read nothing does not pair its stop with an earlier start. */
 TEST(perf_region_with_a_failed_start_is_invalid)
 {
 	static const uint32_t ev[] = { EV_INST_RETIRED };
 	struct pmuser_counters *c;
 	struct pmuser_region r;
-	int fds[4], saved[4], null_fd;
-	unsigned int n, i;
+	int fds[4], saved[4], null_fd, n, i;
 
 	REQUIRE_COUNTING();
 	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, true, ev, 1, 0, &c));
-	n = perf_fds(fds, 4);
+	n = perf_fds(getpid(), fds, 4);
 	ASSERT_EQ(2, n);
 	quiet_nops_100(c, &r);
 	ASSERT_TRUE(r.valid);
