@@ -107,7 +107,10 @@ static inline struct perf_event_context *pmuser_compat_task_ctx(struct task_stru
 #endif
 }
 
-/* Whether perf itself manages user counter access for a task: it has events that asked. */
+/*
+ * Whether perf itself manages user counter access for a task: it has events that asked. A
+ * test of its own, not pmuser_compat_task_nr_user() > 0: it runs at every context switch.
+ */
 static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
 {
 	struct perf_event_context *ctx;

@@ -345,9 +345,8 @@ void wl_close(struct wl_harness *h)
 
 int wl_check_budget(const char *tool, const char *label, const struct wl_counts *pred)
 {
-	char buf[32];
-
 	uint64_t total = wl_pred_total(&pred->inst);
+	char buf[32];
 
 	if (!pred->inst.known || total < (1ULL << 31))
 		return 0;

@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 	char err[600], path[4096];
 	FILE *out[3] = { NULL, NULL, NULL };	/* report, periods, plot */
 	bool failed;
-	int ret, code, i;
+	int ret, code, stop, i;
 
 	if (!x) {
 		fprintf(stderr, "pmu-stat: out of memory\n");
@@ -339,11 +339,12 @@ int main(int argc, char **argv)
 	failed |= x->r.incomplete[0] != '\0';
 	code = stat_exit_code(x->r.wait_status);
 	/* Repeats a signal cut short end as interrupted, unless the last run's status says more. */
-	if (stat_stop_signal() && x->r.runs < x->o.repeat) {
-		fprintf(stderr, "pmu-stat: stopped by %s after %u of %llu runs\n",
-			strsignal(stat_stop_signal()), x->r.runs, (unsigned long long)x->o.repeat);
+	stop = stat_stop_signal();
+	if (stop && x->r.runs < x->o.repeat) {
+		fprintf(stderr, "pmu-stat: stopped by %s after %u of %llu runs\n", strsignal(stop),
+			x->r.runs, (unsigned long long)x->o.repeat);
 		if (!code)
-			code = 128 + stat_stop_signal();
+			code = 128 + stop;
 	}
 	if (out[0])
 		ret = write_file(out[0], x->o.output, "report", write_report, x);

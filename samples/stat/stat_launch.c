@@ -124,7 +124,7 @@ void stat_signals_release(void)
 {
 	if (!held)
 		return;
-	/* Taken now, a pending SIGTERM would end pmu-stat before it reports. */
+	/* Left pending, a SIGTERM would end pmu-stat as soon as it is unblocked, unreported. */
 	take_pending();
 	held = false;
 	sigprocmask(SIG_SETMASK, &held_mask, NULL);
