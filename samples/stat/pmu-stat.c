@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "stat.h"
 #include "tool_opts.h"
@@ -112,8 +113,20 @@ struct runs_acc {
 	double raw[STAT_MAX_EVENTS + 1], duty[STAT_MAX_EVENTS + 1];
 	unsigned int counted[STAT_MAX_EVENTS + 1];
 	double elapsed, elapsed_sq;
+	uint64_t user_us, system_us;
 	unsigned int runs;
 };
+
+static uint64_t tv_us(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
+}
+
+static struct timeval us_tv(uint64_t us)
+{
+	return (struct timeval){ .tv_sec = (time_t)(us / 1000000u),
+				 .tv_usec = (suseconds_t)(us % 1000000u) };
+}
 
 static void acc_event(struct runs_acc *a, size_t i, const struct stat_event *e)
 {
@@ -160,12 +173,28 @@ static void mean_event(const struct runs_acc *a, size_t i, unsigned int runs,
 	e->stderr_pct = rel_stderr(a->sum[i], a->sumsq[i], n);
 }
 
+/* Adds a run's counts and times to the sums. */
+static void acc_run(struct runs_acc *a, const struct run *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->s.nr_events; i++)
+		acc_event(a, i, &x->s.ev[i]);
+	acc_event(a, STAT_MAX_EVENTS, &x->r.cycles);
+	a->elapsed += (double)x->r.elapsed_ns;
+	a->elapsed_sq += (double)x->r.elapsed_ns * (double)x->r.elapsed_ns;
+	a->user_us += tv_us(&x->r.ru.ru_utime);
+	a->system_us += tv_us(&x->r.ru.ru_stime);
+	a->runs++;
+}
+
 /*
  * Runs the command o.repeat times, leaving the means in x (one run: its counts as they are).
  * Later runs count through the backend the first one took. A run that fails, exits non-zero
- * or is counted only in part (r.incomplete) ends the repeats. 0, or the first failure's
- * -errno with the reason in err; x then holds the x->r.runs runs before it, as they were
- * reported.
+ * or is counted only in part (r.incomplete) ends the repeats; a later run that exits
+ * non-zero is left out of the means (r.dropped_run), its status kept. 0, or the first
+ * failure's -errno with the reason in err; x then holds the x->r.runs runs before it, as
+ * they were reported.
  */
 static int measure_runs(struct run *x, char *err, size_t errlen)
 {
@@ -214,12 +243,21 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 			memcpy(fallback, x->r.fallback, sizeof(fallback));
 			x->o.backend = x->r.backend;
 		}
-		for (i = 0; i < x->s.nr_events; i++)
-			acc_event(a, i, &x->s.ev[i]);
-		acc_event(a, STAT_MAX_EVENTS, &x->r.cycles);
-		a->elapsed += (double)x->r.elapsed_ns;
-		a->elapsed_sq += (double)x->r.elapsed_ns * (double)x->r.elapsed_ns;
-		a->runs++;
+		if (k && stat_exit_code(x->r.wait_status)) {
+			/*
+			 * A later run that failed or was killed is not the command the runs before
+			 * it measured, and may have been cut short: the means leave it out.
+			 */
+			int status = x->r.wait_status;
+
+			stat_periods_free(&x->r.periods);
+			x->r = *last;
+			x->r.wait_status = status;
+			memcpy(x->s.ev, ev, sizeof(x->s.ev));
+			x->r.dropped_run = k + 1;
+			break;
+		}
+		acc_run(a, x);
 		if (stat_exit_code(x->r.wait_status) || x->r.incomplete[0])
 			break;
 	}
@@ -229,6 +267,8 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 		mean_event(a, STAT_MAX_EVENTS, a->runs, &x->r.cycles);
 		x->r.elapsed_ns = (uint64_t)(a->elapsed / a->runs + 0.5);
 		x->r.elapsed_stderr_pct = rel_stderr(a->elapsed, a->elapsed_sq, a->runs);
+		x->r.ru.ru_utime = us_tv((a->user_us + a->runs / 2) / a->runs);
+		x->r.ru.ru_stime = us_tv((a->system_us + a->runs / 2) / a->runs);
 	}
 	x->r.runs = a->runs;
 	if (!x->r.fallback[0])
@@ -237,6 +277,20 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 	free(last);
 	free(ev);
 	return ret;
+}
+
+/* Says which run the means leave out, and why. */
+static void report_dropped(const struct run *x)
+{
+	int st = x->r.wait_status;
+	char why[64];
+
+	if (WIFSIGNALED(st))
+		snprintf(why, sizeof(why), "was killed by %s", strsignal(WTERMSIG(st)));
+	else
+		snprintf(why, sizeof(why), "exited with status %d", stat_exit_code(st));
+	fprintf(stderr, "pmu-stat: run %u of %llu %s: the counts are the means of the %u before it\n",
+		x->r.dropped_run, (unsigned long long)x->o.repeat, why, x->r.runs);
 }
 
 /* Whether every CPU -C names is one pmu-stat may run on: false after saying which is not. */
@@ -335,6 +389,8 @@ int main(int argc, char **argv)
 	if (failed)
 		fprintf(stderr, "pmu-stat: run %u of %llu: %s; reporting the %u before it\n",
 			x->r.runs + 1, (unsigned long long)x->o.repeat, err, x->r.runs);
+	if (x->r.dropped_run)
+		report_dropped(x);
 	/* A run counted in part is reported too, and is a failure of ours all the same. */
 	failed |= x->r.incomplete[0] != '\0';
 	code = stat_exit_code(x->r.wait_status);

@@ -180,6 +180,7 @@ struct stat_result {
 	unsigned int interval_ms;
 	uint64_t elapsed_ns;
 	unsigned int runs;		/* -r: runs the counts are the means of */
+	unsigned int dropped_run;	/* -r: the run (from 1) left out, non-zero exit; or 0 */
 	double elapsed_stderr_pct;
 	struct rusage ru;
 	int wait_status;

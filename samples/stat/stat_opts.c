@@ -207,7 +207,8 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		  "\nrunning ns, % running (<not counted>, <not supported>)",
 		  TOOL_OPT_PARSE, .parse = parse_separator, .ctx = o },
 		{ "repeat", 'r', "N", "run the command N times; counts are the means, with their"
-		  "\nrelative standard error (a failing run ends the repeats)",
+		  "\nrelative standard error (a run that fails ends them; after the first run, it is"
+		  "\nleft out of the means)",
 		  TOOL_OPT_NUMBER, 1, STAT_MAX_REPEAT, .value = &o->repeat },
 		{ "per-cpu", 0, NULL, "per-CPU breakdown (perf: one counter per CPU and event)",
 		  TOOL_OPT_FLAG, .flag = &o->per_cpu },

@@ -105,7 +105,7 @@ static void times(FILE *f, const struct stat_result *r)
 	fprintf(f, "\n%17.9f seconds time elapsed", (double)r->elapsed_ns / 1e9);
 	if (r->runs > 1)
 		fprintf(f, "  ( +- %.2f%% )", r->elapsed_stderr_pct);
-	/* With -r, user and system time are the last run's, as rusage gives them. */
+	/* With -r, user and system time are means over the runs, as elapsed is. */
 	fprintf(f, "\n\n%17.9f seconds user\n%17.9f seconds sys\n", tv_s(&r->ru.ru_utime),
 		tv_s(&r->ru.ru_stime));
 }

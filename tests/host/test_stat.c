@@ -782,6 +782,72 @@ TEST(machine_reports_name_their_runs)
 	EXPECT_NE(NULL, strstr(out, "\"runs\": 2,")) TH_LOG("%s", out);
 }
 
+/*
+ * A later run that is killed or fails is not one of the runs the means are of: it may have
+ * been cut short. pmu-stat says which run it left out, the report's means are those of the
+ * runs before it, and the exit status is that run's.
+ */
+TEST(killed_run_left_out_of_the_means)
+{
+	char out[16384], cmd[1024], *tail;
+	double elapsed = 0;
+
+	unlink("pmuser-once");
+	snprintf(cmd, sizeof(cmd), "%s -r 4 --json -- sh -c '[ -e pmuser-once ] && kill -KILL $$; "
+		 "touch pmuser-once' 2>pmuser-e.txt; echo rc=$?; cat pmuser-e.txt", STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	EXPECT_EQ(0, strncmp(out, "rc=137\n", 7)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"runs\": 1,")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"exit_status\": 137,")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "pmu-stat: run 2 of 4 was killed by Killed: the counts are "
+			       "the means of the 1 before it\n")) TH_LOG("%s", out);
+	unlink("pmuser-once");
+	snprintf(cmd, sizeof(cmd), "%s -r 4 -- sh -c '[ -e pmuser-once ] && exit 3; "
+		 "touch pmuser-once; sleep 0.1' 2>pmuser-e.txt; echo rc=$?; cat pmuser-e.txt",
+		 STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	EXPECT_EQ(0, strncmp(out, "rc=3\n", 5)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "run 2 of 4 exited with status 3: the counts are the means "
+			       "of the 1 before it\n")) TH_LOG("%s", out);
+	/* The one run kept slept 0.1 s: the elapsed mean is its, not halved by the failed run. */
+	tail = strstr(out, "seconds time elapsed");
+	ASSERT_NE(NULL, tail) TH_LOG("%s", out);
+	while (tail > out && tail[-1] != '\n')
+		tail--;
+	ASSERT_EQ(1, sscanf(tail, " %lf seconds time elapsed", &elapsed)) TH_LOG("%s", tail);
+	EXPECT_GE(elapsed, 0.1);
+	unlink("pmuser-once");
+}
+
+/*
+ * With -r, user and system seconds are means over the runs as elapsed is, not the last
+ * run's: a run that spins and one that does not give half the spinning run's user time.
+ */
+TEST(repeats_report_mean_user_time)
+{
+	char out[16384], cmd[1024];
+	const char *spin = "i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done";
+	double one = -1, mean = -1;
+	const char *p;
+
+	snprintf(cmd, sizeof(cmd), "%s --json -- sh -c '%s'", STAT_BIN, spin);
+	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	p = strstr(out, "\"user_s\": ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(p, "\"user_s\": %lf", &one));
+	ASSERT_GT(one, 0.05) TH_LOG("the spin took %f s of user time", one);
+	unlink("pmuser-once");
+	snprintf(cmd, sizeof(cmd), "%s -r 2 --json -- sh -c '[ -e pmuser-once ] && { %s; }; "
+		 "touch pmuser-once'", STAT_BIN, spin);
+	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	p = strstr(out, "\"user_s\": ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(p, "\"user_s\": %lf", &mean));
+	EXPECT_LT(mean, 0.75 * one) TH_LOG("mean %f s, one spin %f s", mean, one);
+	EXPECT_GT(mean, 0.25 * one) TH_LOG("mean %f s, one spin %f s", mean, one);
+	unlink("pmuser-once");
+}
+
 /* -x: perf stat's lines; without counters every one says so, none is a 0. */
 TEST(separator_lines_without_counters)
 {
