@@ -60,9 +60,13 @@ static int write_file(FILE *f, const char *path, const char *what,
 {
 	int ret;
 
+	errno = 0;
 	ret = writer(f, arg);
+	/* A write that failed inside the writer left its errno (ENOSPC, EFBIG, ...). */
+	if (ret == -EIO && errno)
+		ret = -errno;
 	if (fclose(f) && !ret)
-		ret = -EIO;
+		ret = -errno;
 	if (ret)
 		fprintf(stderr, "pmu-stat: writing %s %s: %s\n", what, path, strerror(-ret));
 	return ret;

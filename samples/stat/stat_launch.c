@@ -33,7 +33,8 @@ int stat_command_check(const char *cmd, char *path, size_t pathlen)
 	int best = -ENOENT, ret;
 
 	if (!cmd || !*cmd) {
-		snprintf(path, pathlen, "%s", "");
+		/* Said as a shell says it: an empty name is not no name. */
+		snprintf(path, pathlen, "%s", "''");
 		return -ENOENT;
 	}
 	if (strchr(cmd, '/')) {

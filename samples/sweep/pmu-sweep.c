@@ -277,10 +277,15 @@ static FILE *open_svg(const char *path)
 static int write_svg(FILE *f, const char *path, const struct tiers_point *pts, size_t n,
 		     const char *unit, const struct tiers_result *res, const char *title)
 {
-	int ret = sweep_svg_write(f, pts, n, unit, res, title);
+	int ret, err;
 
-	if (fclose(f) || ret) {
-		fprintf(stderr, TOOL ": writing %s failed\n", path);
+	errno = 0;
+	ret = sweep_svg_write(f, pts, n, unit, res, title);
+	err = ret ? errno : 0;
+	if (fclose(f) && !err)
+		err = errno;
+	if (ret || err) {
+		fprintf(stderr, TOOL ": writing %s: %s\n", path, strerror(err ? err : EIO));
 		return -EIO;
 	}
 	return 0;

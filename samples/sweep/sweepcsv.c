@@ -144,6 +144,7 @@ int sweepcsv_read(FILE *f, struct sweepcsv *out, char *err, size_t errlen)
 
 	memset(out, 0, sizeof(*out));
 	snprintf(err, errlen, "%s", "");
+	errno = 0;
 	while (!ret && getline(&line, &linecap, f) >= 0) {
 		s = trim(line);
 		if (++ln == 1) {
@@ -161,8 +162,9 @@ int sweepcsv_read(FILE *f, struct sweepcsv *out, char *err, size_t errlen)
 		}
 	}
 	free(line);
+	/* A read that failed left its errno (EISDIR for a directory, EIO, ...). */
 	if (!ret && ferror(f))
-		ret = -EIO;
+		ret = errno ? -errno : -EIO;
 	else if (!ret && !ln)
 		ret = fail(err, errlen, 1, "missing '%s' header", HEADER);
 	else if (!ret && state == WANT_COLUMNS)

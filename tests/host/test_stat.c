@@ -708,6 +708,15 @@ TEST(outputs_opened_before_the_command_runs)
 	EXPECT_EQ(3, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_EQ(0, access("pmuser-stat-r.txt", F_OK));
 	EXPECT_EQ(0, access("pmuser-stat.svg", F_OK));
+	/* An empty command name is said to be one, as a shell says it. */
+	snprintf(cmd, sizeof(cmd), "%s --backend clock ''", STAT_BIN);
+	EXPECT_EQ(127, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_STREQ("pmu-stat: '': command not found\n", out);
+	/* A report that could not be written says why, and is a failure of pmu-stat's. */
+	snprintf(cmd, sizeof(cmd), "%s --backend clock -o /dev/full -- true", STAT_BIN);
+	EXPECT_EQ(1, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "writing report /dev/full: No space left on device"))
+		TH_LOG("%s", out);
 }
 
 /*
