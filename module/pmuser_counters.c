@@ -59,6 +59,8 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/perf/arm_pmu.h>
+#include <linux/personality.h>
+#include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -863,13 +865,26 @@ void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
 	ci->page_seq = req.seq;
 }
 
+/*
+ * The page is data only pmuser writes: mapped read-only, never writable or executable later
+ * (mprotect() then fails). A process whose personality makes every readable mapping
+ * executable (READ_IMPLIES_EXEC) still maps it: the exec bit is the kernel's there, and stays
+ * allowed, as that process's mprotect(PROT_READ) asks for it again.
+ */
 int pmuser_counters_mmap(struct vm_area_struct *vma)
 {
+	unsigned long clear = VM_MAYWRITE | VM_MAYEXEC;
+
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	if (vma->vm_flags & VM_EXEC) {
+		if (!(current->personality & READ_IMPLIES_EXEC))
+			return -EPERM;
+		clear = VM_MAYWRITE;
+	}
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(pmuser_page_bytes))
 		return -EINVAL;
-	pmuser_compat_vm_flags_clear(vma, VM_MAYWRITE);
+	pmuser_compat_vm_flags_clear(vma, clear);
 	return remap_vmalloc_range(vma, pmuser_page, 0);
 }
 

@@ -103,20 +103,6 @@ void lat_progress_done(struct lat_progress *p)
 		fputc('\n', stderr);
 }
 
-void lat_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 const char *lat_predicted(char *buf, size_t len, double pred, const char *none)
 {
 	if (pred > 0)

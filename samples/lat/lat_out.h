@@ -33,9 +33,6 @@ void lat_progress(struct lat_progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void lat_progress_done(struct lat_progress *p);
 
-/* Writes s as a JSON string (with quotes). */
-void lat_json_string(FILE *f, const char *s);
-
 /*
  * An icount prediction (lat_predict_single(), lat_predict_loop()) as text in buf: the number,
  * or none when there is no prediction (0).

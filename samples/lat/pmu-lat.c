@@ -20,6 +20,7 @@
 #include "lat_timer.h"
 #include "pmuser.h"
 #include "size_suffix.h"
+#include "tool_text.h"
 
 #define TOOL "pmu-lat"
 #define MAX_SAMPLES (100u * 1000 * 1000)
@@ -340,9 +341,9 @@ static void report_json(FILE *out, const struct report *x)
 
 	fprintf(out, "{\"tool\": \"pmu-lat\", \"unit\": \"%s\", \"backend\": \"%s\", "
 		"\"timer\": ", x->t->unit, pmuser_backend_name(x->t->backend));
-	lat_json_string(out, x->t->timer);
+	tool_json_string(out, x->t->timer);
 	fprintf(out, ", \"sample\": ");
-	lat_json_string(out, x->t->method);
+	tool_json_string(out, x->t->method);
 	fprintf(out, ",\n \"size\": %llu, \"pattern\": \"%s\", \"step\": %zu, "
 		"\"line\": %u, \"pages\": \"%s\", \"cpu\": %d,\n \"bias\": %llu, "
 		"\"bias_median\": %lld, \"predicted\": %s,\n \"samples\": %zu, "

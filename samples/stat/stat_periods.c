@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stat.h"
+#include "tool_text.h"
 
 static const char *event_name(const struct stat_setup *s, int ev)
 {
@@ -119,14 +120,8 @@ int stat_periods_plot(FILE *f, const struct stat_setup *s, const struct stat_res
 		PLOT_W, height);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">");
-	for (; title && *title; title++) {
-		if (*title == '<')
-			fputs("&lt;", f);
-		else if (*title == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*title, f);
-	}
+	if (title)
+		tool_xml_text(f, title);
 	fprintf(f, " (events per second while counted, %s backend, %u ms periods)</text>\n",
 		stat_backend_label(r->backend), r->interval_ms);
 	if (!nev)
@@ -140,8 +135,9 @@ int stat_periods_plot(FILE *f, const struct stat_setup *s, const struct stat_res
 		for (k = 0; k < n; k++)
 			if (pts[k].rate > max)
 				max = pts[k].rate;
-		fprintf(f, "<text x=\"10\" y=\"%d\">%s</text>\n", y0 + PANEL_H / 2,
-			event_name(s, evs[e]));
+		fprintf(f, "<text x=\"10\" y=\"%d\">", y0 + PANEL_H / 2);
+		tool_xml_text(f, event_name(s, evs[e]));
+		fputs("</text>\n", f);
 		fprintf(f, "<text x=\"10\" y=\"%d\" fill=\"#666\">max %s/s</text>\n",
 			y0 + PANEL_H / 2 + 15, si(buf, sizeof(buf), max));
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f6f6f6\" stroke=\"#ccc\"/>\n",

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "stat.h"
+#include "tool_text.h"
 
 const char *stat_group(char *buf, size_t len, uint64_t v)
 {
@@ -396,28 +397,12 @@ int stat_report_csv(FILE *f, const struct stat_opts *o, const struct stat_setup 
 
 /* ---- JSON --------------------------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void json_event(FILE *f, const struct stat_event *e, int set, const struct stat_result *r)
 {
 	unsigned int c;
 
 	fprintf(f, "    {\"name\": ");
-	json_string(f, e->name);
+	tool_json_string(f, e->name);
 	fprintf(f, ", \"set\": %d, \"supported\": %s, \"counted\": %s", set,
 		e->supported ? "true" : "false", e->supported && e->duty > 0 ? "true" : "false");
 	if (e->supported && e->duty > 0)
@@ -453,12 +438,12 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 	fprintf(f, "{\n  \"tool\": \"pmu-stat\",\n  \"command\": [");
 	for (a = 0; a < o->argc; a++) {
 		fprintf(f, "%s", a ? ", " : "");
-		json_string(f, o->argv[a]);
+		tool_json_string(f, o->argv[a]);
 	}
 	fprintf(f, "],\n  \"system\": {\"cpus_online\": %u, \"machine\": ", sys->nr_online);
-	json_string(f, sys->machine);
+	tool_json_string(f, sys->machine);
 	fprintf(f, ", \"pmu\": ");
-	json_string(f, sys->pmu);
+	tool_json_string(f, sys->pmu);
 	fprintf(f, ", \"cpus\": [");
 	for (i = 0; i < sys->nr_cpu; i++) {
 		const char *core = pmuser_core_name(sys->cpu[i].midr);
@@ -466,24 +451,24 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 		fprintf(f, "%s{\"cpu\": %d, \"midr\": \"0x%08x\", \"core\": ", i ? ", " : "",
 			sys->cpu[i].cpu, sys->cpu[i].midr);
 		if (core)
-			json_string(f, core);
+			tool_json_string(f, core);
 		else
 			fprintf(f, "null");
 		fprintf(f, "}");
 	}
 	fprintf(f, "]},\n  \"backend\": ");
-	json_string(f, stat_backend_label(r->backend));
+	tool_json_string(f, stat_backend_label(r->backend));
 	fprintf(f, ",\n  \"backend_description\": ");
-	json_string(f, r->backend_desc);
+	tool_json_string(f, r->backend_desc);
 	if (r->fallback[0]) {
 		fprintf(f, ",\n  \"counters_unavailable\": ");
-		json_string(f, r->fallback);
+		tool_json_string(f, r->fallback);
 	}
 	if (r->backend == STAT_MODULE)
 		fprintf(f, ",\n  \"module_cpu\": %d", r->module_cpu);
 	if (s->preset) {
 		fprintf(f, ",\n  \"preset\": ");
-		json_string(f, s->preset->name);
+		tool_json_string(f, s->preset->name);
 	}
 	fprintf(f, ",\n  \"runs\": %u,\n  \"elapsed_ns\": %llu,\n  \"exit_status\": %d,\n  \"period_ms\": %u,\n  \"total_periods\": %u",
 		r->runs ? r->runs : 1, (unsigned long long)r->elapsed_ns,
@@ -503,9 +488,9 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 	nm = counted ? stat_metrics(s, r, m, STAT_MAX_METRICS) : 0;
 	for (i = 0; i < nm; i++) {
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-		json_string(f, m[i].label);
+		tool_json_string(f, m[i].label);
 		fprintf(f, ", \"value\": %.6f, \"unit\": ", m[i].value);
-		json_string(f, m[i].metric->unit);
+		tool_json_string(f, m[i].metric->unit);
 		fprintf(f, "}");
 	}
 	fprintf(f, "%s]\n}\n", nm ? "\n  " : "");

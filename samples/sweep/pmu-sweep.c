@@ -27,6 +27,7 @@
 #include "sweep_svg.h"
 #include "sweepcsv.h"
 #include "tiers.h"
+#include "tool_text.h"
 
 #define TOOL "pmu-sweep"
 #define MAX_SIZES 512
@@ -347,7 +348,7 @@ static int from_file(const struct opts *o)
 		break;
 	case LAT_JSON:
 		fprintf(out, "{\"tool\": \"pmu-sweep\", \"from\": ");
-		lat_json_string(out, o->from);
+		tool_json_string(out, o->from);
 		fprintf(out, ", \"unit\": \"%s\",\n \"points\": [", unit_of(&csv));
 		for (size_t i = 0; i < csv.n; i++)
 			fprintf(out, "%s{\"size_bytes\": %llu, \"latency\": %.6g}", i ? ", " : "",
@@ -558,7 +559,7 @@ static void report_json(FILE *out, const struct sweep_report *x)
 
 	fprintf(out, "{\"tool\": \"pmu-sweep\", \"unit\": \"%s\", \"backend\": \"%s\", "
 		"\"timer\": ", s->t.unit, pmuser_backend_name(s->t.backend));
-	lat_json_string(out, s->t.timer);
+	tool_json_string(out, s->t.timer);
 	fprintf(out, ", \"pattern\": \"%s\", \"step\": %llu, \"line\": %u, \"pages\": \"%s\", "
 		"\"cpu\": %d, \"reps\": %llu, \"predicted\": %s,\n \"points\": [",
 		lat_pattern_name(o->lat.pattern), (unsigned long long)s->step, s->geo.line,
@@ -571,7 +572,7 @@ static void report_json(FILE *out, const struct sweep_report *x)
 			x->pts[i].ns, (unsigned long long)x->pts[i].loads);
 		for (size_t e = 0; e < s->nr_ev; e++) {
 			fprintf(out, "%s", e ? ", " : "");
-			lat_json_string(out, pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
+			tool_json_string(out, pmuser_counters_name(s->t.ctr, (unsigned int)e + 1));
 			print_value(out, ": %.6g", x->pts[i].ev[e], ": null");
 		}
 		fprintf(out, "}}");

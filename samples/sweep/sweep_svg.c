@@ -7,6 +7,7 @@
 
 #include "size_suffix.h"
 #include "sweep_svg.h"
+#include "tool_text.h"
 
 #define W 900
 #define H 520
@@ -25,20 +26,6 @@ static double px(const struct axes *a, uint64_t size)
 static double py(const struct axes *a, double lat)
 {
 	return H - MB - (log2(lat) - a->y0) / (a->y1 - a->y0) * (H - MT - MB);
-}
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
 }
 
 int sweep_svg_write(FILE *f, const struct tiers_point *pts, size_t n, const char *unit,
@@ -66,7 +53,7 @@ int sweep_svg_write(FILE *f, const struct tiers_point *pts, size_t n, const char
 		"font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n<text x=\"%d\" y=\"24\" "
 		"font-size=\"15\">", W, H, ML);
-	xml_text(f, title);
+	tool_xml_text(f, title);
 	fputs("</text>\n", f);
 	/* grid and ticks: every power of two in size and latency */
 	for (double x = a.x0; x <= a.x1; x++) {

@@ -38,6 +38,35 @@ static int raw_ioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
 }
 
+/*
+ * The counter page maps read-only and stays so: no write or exec mapping, no mprotect() that
+ * adds either, no offset, no more than page_size.
+ */
+TEST_F(ioctl, page_maps_read_only)
+{
+	size_t len = self->info.page_size, pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t over = (len + pg - 1) / pg * pg + pg;
+	void *p;
+
+	ASSERT_GT(len, 0U);
+	EXPECT_TRUE(mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0) == MAP_FAILED);
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_TRUE(mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd, 0) == MAP_FAILED);
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_TRUE(mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, (off_t)pg) == MAP_FAILED);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_TRUE(mmap(NULL, over, PROT_READ, MAP_SHARED, self->fd, 0) == MAP_FAILED);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_TRUE(p != MAP_FAILED) TH_LOG("mmap: %s", strerror(errno));
+	EXPECT_EQ(-1, mprotect(p, len, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(-1, mprotect(p, len, PROT_READ | PROT_EXEC));
+	EXPECT_EQ(EACCES, errno);
+	EXPECT_EQ(0, mprotect(p, len, PROT_READ));
+	munmap(p, len);
+}
+
 TEST_F(ioctl, unknown_command_is_enotty)
 {
 	EXPECT_EQ(ENOTTY, raw_ioctl(self->fd, _IO(PMUSER_IOC_MAGIC, 0x7f), NULL));

@@ -2,8 +2,8 @@
 /*
  * Host tests of what every tool does with its command line: --help is the usage on standard
  * output with status 0, an unknown option is an error on standard error with status 2, output
- * that cannot be written is an error with status 1, and a size takes the same suffixes in
- * every tool.
+ * that cannot be written is an error with status 1, a size takes the same suffixes in every
+ * tool, and text from outside a tool keeps its JSON and SVG outputs well formed.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "../tool_run.h"
+#include "tool_text.h"
 #include "wl_harness.h"
 
 #define BIN PMUSER_TOP "/build/host/bin/"
@@ -204,6 +205,45 @@ TEST(instruction_budget_survives_overflow)
 	EXPECT_EQ(-1, wl_check_budget("test", "the scan", &pred));
 	pred.inst.term[0].coef = 100;
 	EXPECT_EQ(0, wl_check_budget("test", "the scan", &pred));
+}
+
+/* What tool_json_string() or tool_xml_text() makes of s. */
+static char *escaped(const char *s, bool json)
+{
+	static char buf[256];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	if (!f)
+		return NULL;
+	if (json)
+		tool_json_string(f, s);
+	else
+		tool_xml_text(f, s);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Command names, paths and event names reach the JSON and SVG outputs as they are given:
+ * quotes, markup and control characters are escaped, and bytes that are not UTF-8 (a
+ * Latin-1 file name, a cut sequence, an overlong form, a surrogate) become U+FFFD, so the
+ * output still parses.
+ */
+TEST(text_outputs_stay_well_formed)
+{
+	EXPECT_STREQ("\"a\\\"b\\\\c\\u0001\\u001f\x7f\"", escaped("a\"b\\c\x01\x1f\x7f", true));
+	EXPECT_STREQ("\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"",
+		     escaped("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", true));
+	EXPECT_STREQ("\"caf\xef\xbf\xbd.\xef\xbf\xbd\"", escaped("caf\xe9.\xc3", true));
+	EXPECT_STREQ("\"\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"",
+		     escaped("\xc0\xaf|\xed\xa0\x80", true));
+	EXPECT_STREQ("&lt;x&gt; &amp; y\t\xef\xbf\xbdz", escaped("<x> & y\t\x1bz", false));
+	EXPECT_STREQ("\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+		     escaped("\xf4\x90\x80\x80", false));
+	EXPECT_EQ(0U, tool_utf8_len("\xe0\x80\x80"));
+	EXPECT_EQ(0U, tool_utf8_len("\xe2\x82"));
+	EXPECT_EQ(3U, tool_utf8_len("\xe2\x82\xac"));
+	EXPECT_EQ(4U, tool_utf8_len("\xf4\x8f\xbf\xbf"));
 }
 
 TEST_HARNESS_MAIN

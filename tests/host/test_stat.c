@@ -677,7 +677,7 @@ TEST(reports_and_periods)
 	ASSERT_EQ(0, stat_periods_plot(f, &s, r, "pmu-stat: <x> & y"));
 	fclose(f);
 	EXPECT_EQ(0, strncmp(buf, "<svg", 4));
-	EXPECT_TRUE(strstr(buf, "&lt;x> &amp; y") != NULL);
+	EXPECT_TRUE(strstr(buf, "&lt;x&gt; &amp; y") != NULL);
 	EXPECT_TRUE(strstr(buf, ">BR_PRED<") != NULL);
 	EXPECT_TRUE(strstr(buf, "max 2.5M/s") != NULL) TH_LOG("%s", buf);
 	EXPECT_TRUE(strstr(buf, "</svg>\n") != NULL);

@@ -225,10 +225,12 @@ struct pmuser_swinc {
 
 /*
  * The counter page: mmap(NULL, info.page_size, PROT_READ, MAP_SHARED, fd, 0) of /dev/pmuser
- * (read-only). CPU c's record is at offset c * info.page_cpu_stride. pmuser writes a CPU's
- * record only on that CPU with interrupts off: when it places its counters, when perf's
- * overflow interrupt reaches them (every 2^(bits-1) events, and at the first counted event
- * after perf restarted or moved one), at RESET, and when CPU_INFO finds a change.
+ * (read-only: PROT_WRITE or PROT_EXEC is EPERM, a non-zero offset or a length over
+ * page_size EINVAL, and mprotect() cannot add either). CPU c's record is at offset
+ * c * info.page_cpu_stride. pmuser writes a CPU's record only on that CPU with interrupts
+ * off: when it places its counters, when perf's overflow interrupt reaches them (every
+ * 2^(bits-1) events, and at the first counted event after perf restarted or moved one), at
+ * RESET, and when CPU_INFO finds a change.
  * A reader retries while seq is odd or changed across its reads.
  * seq also advances by 2 at every context switch on the CPU: pmuser's counters count every
  * thread there, so two raw reads measure the reading thread alone only if seq is unchanged
