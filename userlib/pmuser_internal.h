@@ -67,7 +67,8 @@ struct pmuser_counters {
 	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	bool enabled;			/* perf: counting since the library last started the set */
-	uint32_t ctl_gen;		/* perf: moves at every enable, disable and reset */
+	uint32_t ctl_gen;		/* perf: moves at every enable, disable and reset;
+					 * clock: at every reset */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];
 };
