@@ -830,7 +830,9 @@ TEST(killed_run_left_out_of_the_means)
 
 /*
  * With -r, user and system seconds are means over the runs as elapsed is, not the last
- * run's: a run that spins and one that does not give half the spinning run's user time.
+ * run's: of 8 runs only the first spins, so the mean is an eighth of a spin's user time,
+ * where the last run's would be next to nothing and a sum a whole spin. A shared machine's
+ * CPU time for the same spin varies by up to about 1.7 times; each bound leaves twice that.
  */
 TEST(repeats_report_mean_user_time)
 {
@@ -846,14 +848,14 @@ TEST(repeats_report_mean_user_time)
 	ASSERT_EQ(1, sscanf(p, "\"user_s\": %lf", &one));
 	ASSERT_GT(one, 0.05) TH_LOG("the spin took %f s of user time", one);
 	unlink("pmuser-once");
-	snprintf(cmd, sizeof(cmd), "%s -r 2 --json -- sh -c '[ -e pmuser-once ] && { %s; }; "
+	snprintf(cmd, sizeof(cmd), "%s -r 8 --json -- sh -c '[ -e pmuser-once ] || { %s; }; "
 		 "touch pmuser-once'", STAT_BIN, spin);
 	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	p = strstr(out, "\"user_s\": ");
 	ASSERT_NE(NULL, p) TH_LOG("%s", out);
 	ASSERT_EQ(1, sscanf(p, "\"user_s\": %lf", &mean));
-	EXPECT_LT(mean, 0.75 * one) TH_LOG("mean %f s, one spin %f s", mean, one);
-	EXPECT_GT(mean, 0.25 * one) TH_LOG("mean %f s, one spin %f s", mean, one);
+	EXPECT_LT(mean, 0.4 * one) TH_LOG("mean %f s, one spin %f s", mean, one);
+	EXPECT_GT(mean, 0.035 * one) TH_LOG("mean %f s, one spin %f s", mean, one);
 	unlink("pmuser-once");
 }
 
