@@ -486,7 +486,7 @@ int pmuser_event_lookup(uint32_t midr, const char *name, const struct pmuser_eve
 const char *pmuser_event_name(uint32_t midr, uint32_t number);
 /*
  * Whether the CPU counts event number, by PMCEID where the CPU reports it and the number is in
- * its ranges; true otherwise, as the tables list only what a core implements.
+ * its ranges; true otherwise (ci NULL too), as the tables list only what a core implements.
  */
 bool pmuser_event_supported(const struct pmuser_cpu_info *ci, uint32_t number);
 
@@ -602,7 +602,9 @@ const char *pmuser_counters_timer(const struct pmuser_counters *c);
  * Reads every counter as a 64-bit monotonic value (32-bit hardware counters are extended in
  * software, so read at least once per 2^32 events). Unsupported counters read 0; check
  * pmuser_counters_supported(). Module backend: the counters of the CPU the caller runs on.
- * Returns 0, or -errno with values[] unspecified.
+ * perf backends: counts while perf had the event on a counter; where perf may multiplex
+ * the set, pmuser_counters_read_full() says whether it did. Returns 0, or -errno with
+ * values[] unspecified.
  */
 int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 
@@ -727,7 +729,8 @@ const struct pmuser_event *pmuser_preset_event(const struct pmuser_preset *p, un
 /*
  * Fills attr (PMUSER_COUNTERS_CYCLES plus one event per slot the core has, user mode) for the
  * core with midr; ci as in pmuser_preset_event(). Slots left out are reported unsupported by
- * pmuser_preset_print(). Returns 0 or -ENOENT if no slot is left.
+ * pmuser_preset_print(). Returns 0, -ENOENT if no slot is left, or -EINVAL for a NULL p or
+ * attr.
  */
 int pmuser_preset_attr(const struct pmuser_preset *p, uint32_t midr,
 		       const struct pmuser_cpu_info *ci, struct pmuser_counters_attr *attr);

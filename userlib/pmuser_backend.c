@@ -46,6 +46,8 @@ int pmuser_backend_parse(const char *name, enum pmuser_backend *out)
 {
 	unsigned int i;
 
+	if (!name || !out)
+		return -EINVAL;
 	for (i = 0; i < sizeof(backend_names) / sizeof(backend_names[0]); i++) {
 		if (!strcmp(name, backend_names[i])) {
 			*out = (enum pmuser_backend)i;

@@ -117,7 +117,7 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 		PMUSER_BACKEND_MODULE, PMUSER_BACKEND_PERF_MMAP, PMUSER_BACKEND_PERF_READ,
 		PMUSER_BACKEND_CLOCK,
 	};
-	enum pmuser_backend want = attr->backend;
+	enum pmuser_backend want;
 	struct pmuser_counters *c;
 	const char *env, *bad;
 	unsigned int i;
@@ -125,6 +125,11 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 
 	if (why && whylen)
 		why[0] = '\0';
+	if (!attr || !out) {
+		pmuser__why_add(why, whylen, "invalid arguments: %s is NULL", attr ? "out" : "attr");
+		return -EINVAL;
+	}
+	want = attr->backend;
 	bad = check_attr(attr);
 	if (bad) {
 		pmuser__why_add(why, whylen, "invalid counter attributes: %s", bad);
@@ -162,10 +167,17 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 	if (want != PMUSER_BACKEND_AUTO) {
 		ret = open_backend(c, want, why, whylen);
 	} else {
+		/*
+		 * A group that a perf backend found too big for the PMU is the caller's to
+		 * split: the clock must not take the set in its place.
+		 */
 		ret = -ENODEV;
-		for (i = 0; i < sizeof(order) / sizeof(order[0]) && ret; i++)
+		for (i = 0; i < sizeof(order) / sizeof(order[0]) && ret; i++) {
 			ret = open_backend(c, order[i], why, whylen);
-		if (ret && ret != -EOPNOTSUPP)
+			if (ret == -ENOSPC && order[i] != PMUSER_BACKEND_MODULE)
+				break;
+		}
+		if (ret && ret != -EOPNOTSUPP && ret != -ENOSPC)
 			ret = -ENODEV;
 	}
 	if (why && whylen) {

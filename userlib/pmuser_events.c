@@ -498,7 +498,7 @@ bool pmuser_event_supported(const struct pmuser_cpu_info *ci, uint32_t number)
 {
 	unsigned int word;
 
-	if (ci->pmceid_source != PMUSER_PMCEID_HW)
+	if (!ci || ci->pmceid_source != PMUSER_PMCEID_HW)
 		return true;
 	/* The uapi layout: [0] events 0x00..0x3f, [1] events 0x4000..0x403f. */
 	if (number < 0x40)

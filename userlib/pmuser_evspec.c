@@ -166,6 +166,9 @@ static int element_parse(const struct element *el, uint32_t midr, struct pmuser_
 		ret = number_parse(el, len, 2, midr, e);
 	else if (is_raw(s, len))
 		ret = number_parse(el, len, 1, midr, e);
+	else if (len >= 3 && (s[0] == 'r' || s[0] == 'R') && s[1] == '0' &&
+		 (s[2] == 'x' || s[2] == 'X'))
+		ret = el_fail(el, -EINVAL, "a raw number is r and hex digits, as r1b (or 0x1b)");
 	else if (isdigit((unsigned char)s[0]))
 		ret = el_fail(el, -EINVAL,
 			      "numbers must be hex, as 0x1b or r1b (decimal would be ambiguous)");

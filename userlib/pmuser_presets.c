@@ -139,7 +139,7 @@ const struct pmuser_preset *pmuser_preset_find(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < NR_PRESETS; i++)
+	for (i = 0; name && i < NR_PRESETS; i++)
 		if (!strcasecmp(presets[i].name, name))
 			return &presets[i];
 	return NULL;
@@ -199,6 +199,8 @@ int pmuser_preset_attr(const struct pmuser_preset *p, uint32_t midr,
 {
 	unsigned int i;
 
+	if (!p || !attr)
+		return -EINVAL;
 	attr->flags |= PMUSER_COUNTERS_CYCLES;
 	attr->nr_events = 0;
 	for (i = 0; i < p->nr_slots; i++) {

@@ -1071,6 +1071,10 @@ TEST(perf_group_too_big_is_not_an_unsupported_event)
 		a.events[i].event = ev[i];
 	EXPECT_EQ(-ENOSPC, pmuser_counters_open(&a, &c, why, sizeof(why)));
 	EXPECT_TRUE(strstr(why, "more events than the PMU has counters") != NULL) TH_LOG("%s", why);
+	/* The automatic choice says so too: the clock does not take the set in its place. */
+	a.backend = PMUSER_BACKEND_AUTO;
+	EXPECT_EQ(-ENOSPC, pmuser_counters_open(&a, &c, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_TRUE(strstr(why, "more events than the PMU has counters") != NULL) TH_LOG("%s", why);
 }
 
 /* With more events than counters perf rotates them; scaled counts estimate the whole run. */

@@ -24,6 +24,12 @@ TEST(invalid_attributes_are_refused)
 	char why[256];
 
 	pmuser_counters_attr_init(&a);
+	EXPECT_EQ(-EINVAL, open_attr(NULL, &c, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "attr is NULL") != NULL) TH_LOG("%s", why);
+	a.flags = PMUSER_COUNTERS_CYCLES;
+	EXPECT_EQ(-EINVAL, open_attr(&a, NULL, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "out is NULL") != NULL) TH_LOG("%s", why);
+	a.flags = 0;
 	EXPECT_EQ(-EINVAL, open_attr(&a, &c, why, sizeof(why)));	/* no counters at all */
 	a.flags = PMUSER_COUNTERS_CYCLES | 0x8000;
 	EXPECT_EQ(-EINVAL, open_attr(&a, &c, why, sizeof(why)));
@@ -56,6 +62,8 @@ TEST(backend_names_round_trip)
 	}
 	EXPECT_EQ(-EINVAL, pmuser_backend_parse("perf", &b));
 	EXPECT_EQ(-EINVAL, pmuser_backend_parse("", &b));
+	EXPECT_EQ(-EINVAL, pmuser_backend_parse(NULL, &b));
+	EXPECT_EQ(-EINVAL, pmuser_backend_parse("clock", NULL));
 }
 
 TEST(bad_environment_override_is_an_error)

@@ -624,6 +624,7 @@ TEST(evspec_errors)
 		{ MIDR_A72, "inst_retired,,cpu_cycles", -EINVAL, { "event 2 ''", "empty" } },
 		{ MIDR_A72, ",inst_retired", -EINVAL, { "event 1 ''", "empty" } },
 		{ MIDR_A72, "inst_retired,", -EINVAL, { "event 2 ''", "empty" } },
+		{ MIDR_A72, "r0x1b", -EINVAL, { "'r0x1b'", "raw number is r and hex digits" } },
 		{ MIDR_A72, "inst_retired,bogus_event", -ENOENT,
 		  { "event 2 'bogus_event'", "Cortex-A72" } },
 		{ MIDR_A53, "cpu_cycles,l1d_cache_refill_rd:k", -ENOENT,

@@ -67,6 +67,11 @@ TEST(arm1176_uses_its_own_names)
 	struct pmuser_counters_attr a;
 
 	ASSERT_TRUE(p != NULL);
+	/* NULL is no preset and no place to fill, not a crash. */
+	EXPECT_TRUE(pmuser_preset_find(NULL) == NULL);
+	EXPECT_EQ(-EINVAL, pmuser_preset_attr(p, MIDR_ARM1176, NULL, NULL));
+	EXPECT_EQ(-EINVAL, pmuser_preset_attr(NULL, MIDR_ARM1176, NULL, &a));
+	EXPECT_TRUE(pmuser_event_supported(NULL, 0x08));
 	pmuser_counters_attr_init(&a);
 	ASSERT_EQ(0, pmuser_preset_attr(p, MIDR_ARM1176, NULL, &a));
 	ASSERT_EQ(3, a.nr_events);
