@@ -225,6 +225,7 @@ static void fill(const struct tiers_point *pts, const double *lat, const struct 
 	/* Nothing after the last tier was measured: where it ends is unknown. */
 	res->level[k - 1].open = 1;
 	res->swept = pts[res->level[k - 1].last].size;
+	res->swept_from = pts[0].size;
 }
 
 static const char *level_name(unsigned int lv)
@@ -256,25 +257,28 @@ void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches,
 	/*
 	 * By size: a plateau that ends at no less than half a cache, followed by one that starts
 	 * at no more than twice it, is that cache; the last plateau, whose end is unknown, is the
-	 * first cache that holds its smallest size.
+	 * first cache that holds its smallest size. Smaller caches passed over on the way were
+	 * below the sweep, or inside the plateau with no step of their own.
 	 */
 	for (size_t i = 0; i < n; i++) {
 		struct tiers_level *l = &res->level[i];
 		uint64_t end = i + 1 < res->n ? res->level[i + 1].first_size : 0;
-		const struct tiers_cache *c;
 
 		l->cache_level = 0;
 		l->label = "L?";
-		while (next < res->nr_caches && res->cache[next].size * 2 < l->first_size)
-			next++;
-		if (next >= res->nr_caches)
-			continue;
-		c = &res->cache[next];
-		if (i + 1 == res->n ? c->size >= l->first_size :
-		    c->size <= 2 * l->last_size && end <= 2 * c->size) {
-			l->cache_level = c->level;
-			l->label = level_name(c->level);
-			res->cache_tier[next++] = (int)i;
+		for (size_t j = next; j < res->nr_caches; j++) {
+			const struct tiers_cache *c = &res->cache[j];
+
+			if (i + 1 == res->n ? c->size >= l->first_size :
+			    c->size <= 2 * l->last_size && end <= 2 * c->size) {
+				l->cache_level = c->level;
+				l->label = level_name(c->level);
+				res->cache_tier[j] = (int)i;
+				next = j + 1;
+				break;
+			}
+			if (c->size > 2 * l->last_size)
+				break;	/* a later plateau's */
 		}
 	}
 	/*
@@ -354,6 +358,25 @@ int tiers_detect(const struct tiers_point *pts, size_t n, struct tiers_result *r
 	return 0;
 }
 
+/* A sysfs cache no tier matched, inside the sweep: the plateau it lies in, if one holds it. */
+static void print_no_step(FILE *f, const struct tiers_result *res, uint64_t size)
+{
+	char a[32], b[32];
+
+	fprintf(f, "no latency step near it");
+	for (size_t i = 0; i < res->n; i++) {
+		const struct tiers_level *l = &res->level[i];
+
+		if (size >= l->first_size && size <= l->last_size) {
+			fprintf(f, " (inside the %s tier's plateau %s .. %s)", l->label,
+				size_format(a, sizeof(a), l->first_size),
+				size_format(b, sizeof(b), l->last_size));
+			break;
+		}
+	}
+	fprintf(f, ": measurement and sysfs disagree\n");
+}
+
 void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 {
 	char a[32], b[32], c[80];
@@ -399,8 +422,11 @@ void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 		else if (cc->size > res->swept)
 			fprintf(f, "not reached: the sweep ended at %s\n",
 				size_format(b, sizeof(b), res->swept));
+		else if (cc->size < res->swept_from)
+			fprintf(f, "not measured: the sweep started at %s\n",
+				size_format(b, sizeof(b), res->swept_from));
 		else
-			fprintf(f, "no latency step near it: measurement and sysfs disagree\n");
+			print_no_step(f, res, cc->size);
 	}
 	for (size_t i = 0; res->nr_caches && res->n > 1 && i < res->n; i++)
 		if (!res->level[i].cache_level && strcmp(res->level[i].label, "DRAM"))

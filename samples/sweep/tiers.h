@@ -57,6 +57,7 @@ struct tiers_result {
 	struct tiers_cache cache[TIERS_MAX];
 	int cache_tier[TIERS_MAX];
 	uint64_t swept;		/* the largest size measured */
+	uint64_t swept_from;	/* the smallest */
 };
 
 /*
@@ -69,8 +70,9 @@ int tiers_detect(const struct tiers_point *pts, size_t n, struct tiers_result *r
  * Labels the tiers with the cache levels sysfs reports (caches sorted by size, at most
  * TIERS_MAX): a tier that ends near a cache's size (its plateau ends at no less than half of
  * it and the next tier starts at no more than twice it) takes that level's name; one that
- * ends near none is "L?". The last tier is DRAM when the sweep went past twice the largest
- * cache. tiers_print() then says where measurement and sysfs disagree.
+ * ends near none is "L?"; caches passed over (below the sweep, or inside a plateau with no
+ * step of their own) match no tier. The last tier is DRAM when the sweep went past twice the
+ * largest cache. tiers_print() then says where measurement and sysfs disagree.
  */
 void tiers_reconcile(struct tiers_result *res, const struct tiers_cache *caches, size_t nr);
 

@@ -532,6 +532,59 @@ TEST(sweep_end_is_not_a_capacity)
 	EXPECT_TRUE(printed(&r, "sysfs L3 32 MiB: not reached: the sweep ended at 256 KiB"));
 }
 
+/*
+ * A sweep that starts above L1 (pmu-sweep --min 64K or 128K): its tiers are L2, L3 and
+ * memory, and L1 is said to be below the sweep, not a disagreement.
+ */
+TEST(sweep_from_above_l1_names_the_levels_it_saw)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 1 * MiB, 4 }, { 32 * MiB, 14 },
+					   { 0, 180 } };
+	static const char *const said[] = {
+		"sysfs L1 48 KiB: not measured: the sweep started at 64 KiB\n",
+		"sysfs L1 48 KiB: not measured: the sweep started at 128 KiB\n",
+	};
+	struct tiers_result r;
+	struct stair s;
+
+	for (unsigned int m = 0; m < 2; m++) {
+		size_t k = 0;
+
+		make_stair(&s, lv, 4, 256 * MiB, 1, 0.01, 0, 7);
+		for (size_t i = 0; i < s.n; i++)
+			if (s.p[i].size >= (64 * KiB << m))
+				s.p[k++] = s.p[i];
+		ASSERT_EQ(0, tiers_detect(s.p, k, &r));
+		tiers_reconcile(&r, host_caches, sizeof(host_caches) / sizeof(host_caches[0]));
+		tiers_print(stderr, &r, "ns");
+		ASSERT_EQ(3U, r.n);
+		EXPECT_STREQ("L2", r.level[0].label);
+		EXPECT_STREQ("L3", r.level[1].label);
+		EXPECT_STREQ("DRAM", r.level[2].label);
+		EXPECT_TRUE(printed(&r, said[m]));
+		EXPECT_FALSE(printed(&r, "disagree"));
+	}
+}
+
+/*
+ * L2 and L3 at one latency (one plateau from L1 to L3's size): the step at L3's size is L3's,
+ * and L2 is said to have no step of its own inside that plateau.
+ */
+TEST(merged_levels_name_the_step_they_end_at)
+{
+	static const struct level lv[] = { { 48 * KiB, 1 }, { 32 * MiB, 4 }, { 0, 180 } };
+	struct tiers_result r;
+
+	reconciled(_metadata, lv, 3, 256 * MiB, &r);
+	ASSERT_EQ(3U, r.n);
+	EXPECT_STREQ("L1", r.level[0].label);
+	EXPECT_STREQ("L3", r.level[1].label);
+	EXPECT_STREQ("DRAM", r.level[2].label);
+	EXPECT_TRUE(printed(&r, "sysfs L2 1 MiB: no latency step near it (inside the L3 tier's "
+			    "plateau 96 KiB .. 32 MiB)")) TH_LOG("see the table above");
+	EXPECT_FALSE(printed(&r, "no sysfs cache of about that size"));
+}
+
 TEST(csv_errors)
 {
 #define H "# pmu-sweep v1 unit=cycles\nsize_bytes,latency\n"
