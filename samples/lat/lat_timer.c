@@ -229,9 +229,13 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 	}
 	t->backend = pmuser_counters_backend(t->ctr);
 	t->tick = observed_tick(t->ctr);
-	snprintf(t->timer, sizeof(t->timer), "%s; smallest observed step %llu %s",
-		 pmuser_counters_timer(t->ctr), (unsigned long long)t->tick,
-		 pmuser_counters_backend(t->ctr) == PMUSER_BACKEND_CLOCK ? "ns" : "cycles");
+	if (t->tick)
+		snprintf(t->timer, sizeof(t->timer), "%s; smallest observed step %llu %s",
+			 pmuser_counters_timer(t->ctr), (unsigned long long)t->tick,
+			 t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles");
+	else
+		snprintf(t->timer, sizeof(t->timer), "%s; no step observed in 20 ms of reads",
+			 pmuser_counters_timer(t->ctr));
 	t->nr_events = (unsigned int)nr_events;
 	t->unit = t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles";
 	t->inline_asm = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE;

@@ -357,7 +357,13 @@ static void report_json(FILE *out, const struct report *x)
 		(long long)s->median, (long long)s->p90, (long long)s->p99, (long long)s->max,
 		s->mean);
 	each_value(x->r, out, "[%lld, %zu]", ", [%lld, %zu]");
-	fprintf(out, "]}\n");
+	/* As the CSV's "# resolved": whether the timer resolves these latencies, and why not. */
+	fprintf(out, "],\n \"resolved\": %s", x->unresolved ? "false" : "true");
+	if (x->unresolved) {
+		fprintf(out, ", \"unresolved_why\": ");
+		tool_json_string(out, x->unresolved);
+	}
+	fprintf(out, "}\n");
 }
 
 /* Room for every sample: latency, raw reading and bias reading. */

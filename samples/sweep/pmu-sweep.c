@@ -358,13 +358,16 @@ static int from_file(const struct opts *o)
 		fprintf(out, "}\n");
 		break;
 	}
-	ret = lat_output_close(out);
-	if (svg && !ret)
-		ret = write_svg(svg, o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from);
-	else if (svg)
-		fclose(svg);
+	/* The plot does not depend on the report: each is written, or said to have failed. */
+	ret = 0;
+	if (lat_output_close(out)) {
+		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
+		ret = 1;
+	}
+	if (svg && write_svg(svg, o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from))
+		ret = 1;
 	sweepcsv_free(&csv);
-	return ret ? 1 : 0;
+	return ret;
 }
 
 /* ---- measuring ------------------------------------------------------------------------ */
@@ -481,6 +484,7 @@ struct sweep_report {
 	double pred;			/* icount prediction per load, 0: none */
 	const struct tiers_result *r;
 	bool ok;			/* tiers detected */
+	size_t unresolved;		/* sizes whose minimum is not above 0: no tiers */
 };
 
 static void report_text(FILE *out, const struct sweep_report *x)
@@ -520,11 +524,14 @@ static void report_text(FILE *out, const struct sweep_report *x)
 	}
 	if (x->ok)
 		tiers_print(out, x->r, s->t.unit);
+	else if (x->unresolved)
+		fprintf(out, "tiers: not detected: %zu sizes have a minimum of 0 or less, which the "
+			"timer did not resolve\n", x->unresolved);
 	else
 		fprintf(out, "tiers: need at least %d sizes\n", TIERS_MIN_POINTS);
 }
 
-/* The --from format: "latency" is each size's minimum, as the tiers take it. */
+/* The --from format: "latency" is each size's minimum, which the tiers are detected from. */
 static void report_csv(FILE *out, const struct sweep_report *x)
 {
 	const struct sweep *s = x->s;
@@ -542,7 +549,7 @@ static void report_csv(FILE *out, const struct sweep_report *x)
 	fputc('\n', out);
 	for (size_t i = 0; i < x->n; i++) {
 		fprintf(out, "%llu,%.10g,%.10g,%.6g,%llu", (unsigned long long)x->pts[i].size,
-			x->tp[i].latency, x->pts[i].median, x->pts[i].ns,
+			x->pts[i].min, x->pts[i].median, x->pts[i].ns,
 			(unsigned long long)x->pts[i].loads);
 		for (size_t e = 0; e < s->nr_ev; e++)
 			print_value(out, ",%.6g", x->pts[i].ev[e], ",");
@@ -602,7 +609,7 @@ static bool detect(const struct sweep *s, const struct tiers_point *tp, size_t n
 
 /*
  * The report into out, the plot into svg (closed here): 0, -ENODATA when the plot could not
- * be drawn (said why), or -errno when writing failed.
+ * be drawn or written (said why), or -errno.
  */
 static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out, FILE *svg)
 {
@@ -618,18 +625,24 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 
 	if (!tp)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min > 0 ? pts[i].min : 1e-9 };
-	x = (struct sweep_report){ s, pts, tp, n,
-				   o->lat.pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t), &r,
-				   detect(s, tp, n, &r) };
+	x = (struct sweep_report){ .s = s, .pts = pts, .tp = tp, .n = n, .r = &r,
+		.pred = o->lat.pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t) };
+	/* Tiers are steps between positive latencies: a minimum of 0 or less has none. */
+	for (size_t i = 0; i < n; i++) {
+		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min };
+		x.unresolved += !(pts[i].min > 0);
+	}
+	x.ok = !x.unresolved && detect(s, tp, n, &r);
+	if (x.unresolved)
+		fprintf(stderr, TOOL ": %zu sizes have a minimum latency of 0 or less (the timer does "
+			"not resolve them): no tiers detected\n", x.unresolved);
 	formats[o->lat.format](out, &x);
 	if (svg && x.ok) {
 		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend",
 			 lat_pattern_name(o->lat.pattern), lat_pages_name(o->lat.pages),
 			 pmuser_backend_name(s->t.backend));
 		if (write_svg(svg, o->svg, tp, n, s->t.unit, &r, title))
-			ret = -EIO;
+			ret = -ENODATA;	/* said why */
 	} else if (svg) {
 		/* Cut short, or no whole pages left (plan() refuses fewer sizes): no empty file left. */
 		struct stat st;

@@ -252,6 +252,8 @@ TEST(lat_clock_backend)
 	EXPECT_STREQ("0 3002\n", out);
 	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 500 --pattern page -s 1M -f json", out, sizeof(out)));
 	EXPECT_TRUE(has(out, "\"pattern\": \"page\"") && has(out, "\"histogram\": [[")) TH_LOG("%s", out);
+	/* The JSON says, as the CSV's "# resolved" does, whether the timer resolved the loads. */
+	EXPECT_TRUE(has(out, "\"resolved\": ")) TH_LOG("%s", out);
 }
 
 TEST(sweep_clock_backend_round_trip)
@@ -277,6 +279,11 @@ TEST(sweep_clock_backend_round_trip)
 	EXPECT_TRUE(has(out, "\"ns_per_load\": ") && !has(out, "\"min\"")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run("head -c 4 pmuser-sweep.svg", out, sizeof(out)));
 	EXPECT_STREQ("<svg", out);
+	/* A plot that cannot be written is said to be the plot, not the report. */
+	EXPECT_EQ(1, run(BIN "pmu-sweep -b clock -r 1 -t 0.1 --sizes 4K,8K,16K --svg /dev/full",
+			 out, sizeof(out)));
+	EXPECT_TRUE(has(out, "writing /dev/full: No space left on device")) TH_LOG("%s", out);
+	EXPECT_FALSE(has(out, "writing the report")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
 			 sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "independent random-index loads"));
@@ -293,6 +300,8 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --from " DATA, "Is a directory", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --svg /dev/full",
 		  "writing /dev/full: No space left on device", 1 },
+		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv -o /dev/full",
+		  "writing the report: No space left on device", 1 },
 		{ BIN "pmu-sweep --from " PMUSER_TOP "/Makefile", "missing '# pmu-sweep v1", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --min 1K", "only --format, --output", 2 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --max 1M", "only --format, --output", 2 },
