@@ -199,8 +199,8 @@ static int cmp_u64(const void *a, const void *b)
 /*
  * The sizes to measure: --sizes as given (plan() checks them), or 2^k and 1.5 * 2^k in
  * [min, max], plus 3/4, 7/8, 1, 9/8, 5/4 of each cache size sysfs reports (the transitions
- * are where detail matters), each rounded down to a multiple of the node spacing. Returns
- * the count.
+ * are where detail matters), each rounded to a multiple of the node spacing within [min,
+ * max] (down, else up; dropped if neither is). Returns the count.
  */
 static size_t plan_sizes(const struct opts *o, const struct lat_geometry *g, uint64_t unit,
 			 uint64_t *out)
@@ -226,8 +226,11 @@ static size_t plan_sizes(const struct opts *o, const struct lat_geometry *g, uin
 					out[n++] = s;
 			}
 	}
-	for (size_t i = 0; i < n && !o->nr_sizes; i++)
-		out[i] = out[i] / unit * unit;
+	for (size_t i = 0; i < n && !o->nr_sizes; i++) {
+		uint64_t down = out[i] / unit * unit, up = down + (out[i] % unit ? unit : 0);
+
+		out[i] = down >= o->min ? down : up <= o->max ? up : 0;
+	}
 	qsort(out, n, sizeof(*out), cmp_u64);
 	for (size_t i = 0; i < n; i++)	/* drop zeros and duplicates */
 		if (out[i] && (!k || out[i] != out[k - 1]))
@@ -730,6 +733,12 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 		if (!*n)
 			return 2;
 	}
+	if (!*n && !o->nr_sizes) {
+		fprintf(stderr, TOOL ": no size to measure between --min %llu and --max %llu (the sweep takes 2^k and 1.5 * 2^k bytes, multiples of the %llu-byte node spacing)\n",
+			(unsigned long long)o->min, (unsigned long long)o->max,
+			(unsigned long long)s->step);
+		return 2;
+	}
 	if (!*n || sizes[0] < 2 * s->step) {
 		fprintf(stderr, TOOL ": sizes must hold at least 2 nodes of %llu bytes (smallest: %llu)\n",
 			(unsigned long long)s->step, *n ? (unsigned long long)sizes[0] : 0ULL);
@@ -741,14 +750,16 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 		return 2;
 	}
 	if (sizes[*n - 1] > mem / 2) {
-		fprintf(stderr, TOOL ": size %s is more than half the machine's memory; lower --max\n",
-			size_format(a, sizeof(a), sizes[*n - 1]));
+		fprintf(stderr, TOOL ": size %s is more than half the machine's memory; %s\n",
+			size_format(a, sizeof(a), sizes[*n - 1]),
+			o->nr_sizes ? "use smaller --sizes" : "lower --max");
 		return 2;
 	}
 	/* A chain's node numbers are 32 bits wide (lat_chain_build()). */
 	if (sizes[*n - 1] / s->step > UINT32_MAX) {
-		fprintf(stderr, TOOL ": size %s holds more than 2^32 nodes %llu bytes apart; lower --max or widen --stride\n",
-			size_format(a, sizeof(a), sizes[*n - 1]), (unsigned long long)s->step);
+		fprintf(stderr, TOOL ": size %s holds more than 2^32 nodes %llu bytes apart; %s or widen --stride\n",
+			size_format(a, sizeof(a), sizes[*n - 1]), (unsigned long long)s->step,
+			o->nr_sizes ? "use smaller --sizes" : "lower --max");
 		return 2;
 	}
 	if (o->events && pmuser_evspec_parse(o->events, lat_cpu_midr(o->lat.cpu), s->ev,

@@ -284,6 +284,10 @@ TEST(sweep_clock_backend_round_trip)
 			 out, sizeof(out)));
 	EXPECT_TRUE(has(out, "writing /dev/full: No space left on device")) TH_LOG("%s", out);
 	EXPECT_FALSE(has(out, "writing the report")) TH_LOG("%s", out);
+	/* Sizes rounded to the node spacing stay within --min and --max. */
+	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern stride --stride 1000 --min 2048 "
+			 "--max 16K -t 0.01 -r 1 -f csv", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_TRUE(has(out, "\n3000,") && !has(out, "\n2000,")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
 			 sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "independent random-index loads"));
@@ -309,6 +313,9 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --sizes 4K,,8K", "empty item in --sizes", 2 },
 		{ BIN "pmu-sweep --sizes 4K,8K,", "empty item in --sizes", 2 },
 		{ BIN "pmu-sweep -b clock --max 1T", "--max '1T'", 2 },
+		{ BIN "pmu-sweep -b clock --min 1000 --max 1000",
+		  "no size to measure between --min 1000 and --max 1000", 2 },
+		{ BIN "pmu-sweep -b clock --sizes 4K,8K,512G", "memory; use smaller --sizes", 2 },
 		{ BIN "pmu-sweep -b clock --hugepages=tiny", "--hugepages 'tiny'", 2 },
 		/* What would be measured is never changed behind the user's back. */
 		{ BIN "pmu-sweep -b clock --sizes 130,4K", "130 is not a multiple of the", 2 },
