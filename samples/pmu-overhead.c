@@ -52,7 +52,8 @@ static const char notes[] =
 	"             (granted, per_switch), both inheriting one PMUSER_ACCESS_PROCESS\n"
 	"             grant (inherited, per_switch_inherited; else inherited_why);\n"
 	"             the least over runs of 100 round trips, 4 x R of them per turn\n"
-	"keys: counters (values per read), inst_u, inst_uk, cycles (per read), per_counter\n"
+	"keys: counters (values per read), inst_u, inst_uk, cycles (per read; ns instead on the\n"
+	"clock backend), per_counter\n"
 	"(inst_uk / counters), bias (an empty region bracketed by the method, widest counter),\n"
 	"ratio_all (inst_uk over the all method's), why (when available=0).\n";
 
@@ -234,7 +235,8 @@ static void inline_bias(struct method *m, const struct wl_harness *h, bool lib)
 		return;
 	m->have_bias = true;
 	m->bias = (double)widest;
-	m->bias_unit = "instructions (user+kernel)";
+	/* Under QEMU a cycle is an instruction; on a core the widest is mostly the cycles. */
+	m->bias_unit = "events (the widest of cycles and instructions)";
 }
 
 /* What an empty region measures for the single-value methods, in their own unit. */
@@ -663,6 +665,8 @@ static void print_parsable(const struct wl_harness *h, const struct method *meth
 			   const struct switch_cost *sw, uint64_t reads, uint64_t runs)
 {
 	const struct method *all = &methods[ALL];
+	/* Without counters the harness times in ns: the key says so. */
+	bool clock_only = pmuser_counters_backend(h->c) == PMUSER_BACKEND_CLOCK;
 	unsigned int k;
 
 	printf("wl tool=" TOOL " backend=%s reads=%" PRIu64 " runs=%" PRIu64 "\n",
@@ -677,7 +681,7 @@ static void print_parsable(const struct wl_harness *h, const struct method *meth
 			printf(" inst_u=%.3f inst_uk=%.3f per_counter=%.3f", m->inst_u, m->inst_uk,
 			       m->inst_uk / m->counters);
 		if (m->available && m->have_cycles)
-			printf(" cycles=%.3f", m->cycles);
+			printf(" %s=%.3f", clock_only ? "ns" : "cycles", m->cycles);
 		if (m->available && m->have_bias)
 			printf(" bias=%.0f", m->bias);
 		if (m->available && m->have_inst && all->available && all->have_inst &&
@@ -706,8 +710,11 @@ static void print_table(const struct wl_harness *h, const struct method *methods
 {
 	bool clock_only = pmuser_counters_backend(h->c) == PMUSER_BACKEND_CLOCK;
 	const struct method *all = &methods[ALL];
+	bool any_inst = false;
 	unsigned int k;
 
+	for (k = 0; k < NMETHODS; k++)
+		any_inst |= methods[k].available && methods[k].have_inst;
 	printf(TOOL ": cost of a read, up to %" PRIu64 " reads per measurement, minimum of %"
 	       PRIu64 " runs, an empty call loop subtracted\n", reads, runs);
 	printf("measured with: %s backend, %s; instructions: INST_RETIRED user-only (u) and "
@@ -752,7 +759,7 @@ static void print_table(const struct wl_harness *h, const struct method *methods
 		       sw->inherited, sw->inherited - sw->plain);
 	else
 		printf("\ncontext switch cost of per-thread access: not available: %s\n", sw->why);
-	if (!methods[RAW].have_inst)
+	if (!any_inst)
 		printf("n/s: INST_RETIRED not supported by this PMU (or backend): no instruction "
 		       "counts or ratios\n");
 }

@@ -20,16 +20,23 @@
 #define TOOL "pmu-hazards"
 #define RUNS 6
 
-/* One summary cell: the event's count, or why there is none. */
+/*
+ * One summary cell: the event's count (below 0 as measured, when the harness's own count
+ * taken off was the larger), or why there is none.
+ */
 static void cell(const struct wl_harness *h, const struct wl_column *col, uint32_t event)
 {
-	char buf[32];
+	char buf[32], neg[34];
 	int64_t v;
 
-	if (wl_value(h, col, event, &v))
-		printf(" %15s", wl_group(buf, sizeof(buf), v < 0 ? 0 : (uint64_t)v));
-	else
+	if (!wl_value(h, col, event, &v)) {
 		printf(" %15s", "unsupported");
+	} else if (v < 0) {
+		snprintf(neg, sizeof(neg), "-%s", wl_group(buf, sizeof(buf), -(uint64_t)v));
+		printf(" %15s", neg);
+	} else {
+		printf(" %15s", wl_group(buf, sizeof(buf), (uint64_t)v));
+	}
 }
 
 /* The scans' bytes: random '0'/'1' bytes (their '1's counted) and all '1's. */
@@ -148,8 +155,9 @@ int main(int argc, char **argv)
 	int status;
 
 	status = wl_parse_options(TOOL,
-				  "Pipeline hazard kernels in pairs of equal instruction count: the cycle difference\n"
-				  "of a pair is its hazard's cost.",
+				  "Pipeline hazard kernels in pairs, one with the hazard and one without, of about the\n"
+				  "same instructions (each counted against its prediction): compare a pair's IPC.\n"
+				  "The asm kernels (AArch64, ARM) make such pairs; the C ones elsewhere do not.",
 				  "report", opts, argc, argv, &parsable);
 	if (status >= 0)
 		return status;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "size_suffix.h"
 #include "wl_harness.h"
 
 #define TOOL "pmu-matrix"
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 	struct wl_rng rng;
 	int32_t *a, *b, *c, *ref;
 	size_t bytes;
-	char what[160], legend[80];
+	char what[160], legend[80], sizebuf[32];
 	int status, k;
 
 	status = wl_parse_options(TOOL,
@@ -101,9 +102,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	snprintf(what, sizeof(what), "C = A x B, %" PRIu64 " x %" PRIu64 " int32 (%zu KiB "
-		 "each), textbook (i, j, k) vs loop interchange (i, k, j); both checked", n, n,
-		 bytes >> 10);
+	snprintf(what, sizeof(what), "C = A x B, %" PRIu64 " x %" PRIu64 " int32 (%s each), "
+		 "textbook (i, j, k) vs loop interchange (i, k, j); both checked", n, n,
+		 size_format(sizebuf, sizeof(sizebuf), bytes));
 	snprintf(legend, sizeof(legend), "N=%" PRIu64 " matrix order", n);
 	wl_report(&h, what, cols, 2, legend);
 	if (!parsable && cols[0].value[WL_CYCLES] > 0 && cols[1].value[WL_CYCLES] > 0)

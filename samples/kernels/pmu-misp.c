@@ -22,6 +22,13 @@ static void print_branches(struct wl_harness *h, const struct wl_column *col, ui
 	int64_t mis, br;
 	char b1[32], b2[32];
 
+	/* The C kernel of other architectures may count without a branch: no branch facts. */
+	if (!WL_PREDICTS) {
+		if (!parsable)
+			printf("\ndata-dependent branches: not known: the C kernel of this architecture "
+			       "may compile to none\n");
+		return;
+	}
 	if (parsable) {
 		printf("wl tool=" TOOL " data_branches=%" PRIu64 " taken=%" PRIu64 "\n",
 		       size * iterations, (size - ones) * iterations);

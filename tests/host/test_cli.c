@@ -207,6 +207,32 @@ TEST(instruction_budget_survives_overflow)
 	EXPECT_EQ(0, wl_check_budget("test", "the scan", &pred));
 }
 
+/*
+ * The workload tools say only what they measured or know: on the clock backend pmu-overhead
+ * gives nanoseconds under an ns key, and the C kernels of other architectures claim no
+ * data-dependent branches (the compiler may make none).
+ */
+TEST(workload_tools_name_their_units_and_claims)
+{
+	char out[16384];
+
+	ASSERT_EQ(0, tool_run(BIN "pmu-overhead -p -n 200 -r 2", true, out, sizeof(out)));
+	if (strstr(out, "backend=clock")) {
+		EXPECT_NE(NULL, strstr(out, "method=clock available=1 counters=1 ns="))
+			TH_LOG("%s", out);
+		EXPECT_EQ(NULL, strstr(out, "cycles=")) TH_LOG("%s", out);
+	}
+	if (!WL_PREDICTS) {
+		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K -i 2", true, out, sizeof(out)));
+		EXPECT_NE(NULL, strstr(out, "data-dependent branches: not known"))
+			TH_LOG("%s", out);
+		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K -i 2 -p", true, out, sizeof(out)));
+		EXPECT_EQ(NULL, strstr(out, "data_branches=")) TH_LOG("%s", out);
+	}
+	ASSERT_EQ(0, tool_run(BIN "pmu-matrix -n 5", true, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "(100 B each)")) TH_LOG("%s", out);
+}
+
 /* What tool_json_string() or tool_xml_text() makes of s. */
 static char *escaped(const char *s, bool json)
 {
