@@ -196,7 +196,8 @@ static void acc_run(struct runs_acc *a, const struct run *x)
  * Runs the command o.repeat times, leaving the means in x (one run: its counts as they are).
  * Later runs count through the backend the first one took. A run that fails, exits non-zero
  * or is counted only in part (r.incomplete) ends the repeats; a later run that exits
- * non-zero is left out of the means (r.dropped_run), its status kept. 0, or the first
+ * non-zero or that a stop signal came in is left out of the means (r.dropped_run), its
+ * status kept. 0, or the first
  * failure's -errno with the reason in err; x then holds the x->r.runs runs before it, as
  * they were reported.
  */
@@ -247,10 +248,11 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 			memcpy(fallback, x->r.fallback, sizeof(fallback));
 			x->o.backend = x->r.backend;
 		}
-		if (k && stat_exit_code(x->r.wait_status)) {
+		if (k && (stat_exit_code(x->r.wait_status) || stat_stop_signal())) {
 			/*
 			 * A later run that failed or was killed is not the command the runs before
-			 * it measured, and may have been cut short: the means leave it out.
+			 * it measured, and may have been cut short, as is one a stop signal came in
+			 * (checked before it began): the means leave it out.
 			 */
 			int status = x->r.wait_status;
 
@@ -286,13 +288,17 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 /* Says which run the means leave out, and why. */
 static void report_dropped(const struct run *x)
 {
-	int st = x->r.wait_status;
-	char why[64];
+	int st = x->r.wait_status, stop = stat_stop_signal();
+	char why[80];
 
 	if (WIFSIGNALED(st))
-		snprintf(why, sizeof(why), "was killed by %s", strsignal(WTERMSIG(st)));
-	else
+		snprintf(why, sizeof(why), "was killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else if (stat_exit_code(st))
 		snprintf(why, sizeof(why), "exited with status %d", stat_exit_code(st));
+	else
+		snprintf(why, sizeof(why), "was cut short by signal %d (%s)", stop,
+			 strsignal(stop));
 	fprintf(stderr, "pmu-stat: run %u of %llu %s: the counts are the means of the %u before it\n",
 		x->r.dropped_run, (unsigned long long)x->o.repeat, why, x->r.runs);
 }
@@ -401,8 +407,9 @@ int main(int argc, char **argv)
 	/* Repeats a signal cut short end as interrupted, unless the last run's status says more. */
 	stop = stat_stop_signal();
 	if (stop && x->r.runs < x->o.repeat) {
-		fprintf(stderr, "pmu-stat: stopped by %s after %u of %llu runs\n", strsignal(stop),
-			x->r.runs, (unsigned long long)x->o.repeat);
+		fprintf(stderr, "pmu-stat: stopped by signal %d (%s) after run %u of %llu\n", stop,
+			strsignal(stop), x->r.dropped_run ? x->r.dropped_run : x->r.runs,
+			(unsigned long long)x->o.repeat);
 		if (!code)
 			code = 128 + stop;
 	}

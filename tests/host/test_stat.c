@@ -770,12 +770,35 @@ TEST(signal_ends_repeats_with_a_report)
 		 "sleep 0.2; kill -TERM $p; wait $p; echo rc=$?; cat pmuser-e.txt", STAT_BIN);
 	tool_run(cmd, false, out, sizeof(out));
 	EXPECT_TRUE(strncmp(out, "rc=143\n", 7) == 0) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "stopped by Terminated after ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "stopped by signal 15 (Terminated) after run ")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "seconds time elapsed")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), "trap '' HUP; %s -r 5 -- sh -c 'kill -HUP $PPID' "
 		 "2>pmuser-e.txt; echo rc=$?; grep -c stopped pmuser-e.txt", STAT_BIN);
 	tool_run(cmd, false, out, sizeof(out));
 	EXPECT_STREQ("rc=0\n0\n", out);
+}
+
+/*
+ * A later run that a stop signal came in is left out of the means even when the command
+ * exits 0 on it: it was cut short. The signal comes once run 2 has begun (bounded waits).
+ */
+TEST(run_cut_short_by_a_signal_left_out)
+{
+	char out[8192], cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "rm -f pmuser-m pmuser-m2; timeout -s KILL 15 %s -r 5 --json -- "
+		 "sh -c 'trap \"exit 0\" TERM; if [ -e pmuser-m ]; then touch pmuser-m2; "
+		 "sleep 5 & wait; else touch pmuser-m; fi' >pmuser-o.txt 2>pmuser-e.txt & p=$!; "
+		 "i=0; while [ ! -e pmuser-m2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); "
+		 "done; sleep 0.1; kill -TERM $p; wait $p; echo rc=$?; cat pmuser-e.txt pmuser-o.txt",
+		 STAT_BIN);
+	tool_run(cmd, false, out, sizeof(out));
+	EXPECT_EQ(0, strncmp(out, "rc=143\n", 7)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "run 2 of 5 was cut short by signal 15 (Terminated): the "
+			       "counts are the means of the 1 before it")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "stopped by signal 15 (Terminated) after run 2 of 5"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"runs\": 1,")) TH_LOG("%s", out);
 }
 
 /* With -r the CSV and JSON reports say how many runs their means are of. */
@@ -808,8 +831,8 @@ TEST(killed_run_left_out_of_the_means)
 	EXPECT_EQ(0, strncmp(out, "rc=137\n", 7)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"runs\": 1,")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"exit_status\": 137,")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "pmu-stat: run 2 of 4 was killed by Killed: the counts are "
-			       "the means of the 1 before it\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "pmu-stat: run 2 of 4 was killed by signal 9 (Killed): the "
+			       "counts are the means of the 1 before it\n")) TH_LOG("%s", out);
 	unlink("pmuser-once");
 	snprintf(cmd, sizeof(cmd), "%s -r 4 -- sh -c '[ -e pmuser-once ] && exit 3; "
 		 "touch pmuser-once; sleep 0.1' 2>pmuser-e.txt; echo rc=$?; cat pmuser-e.txt",
