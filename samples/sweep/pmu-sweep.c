@@ -295,12 +295,77 @@ static int write_svg(FILE *f, const char *path, const struct tiers_point *pts, s
 	return 0;
 }
 
+/* How many sizes have a minimum of 0 or less: a timer that did not resolve them, no tiers. */
+static size_t count_unresolved(const struct tiers_point *pts, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += !(pts[i].latency > 0);
+	return k;
+}
+
+static void say_unresolved(FILE *f, size_t unresolved)
+{
+	fprintf(f, "tiers: not detected: %zu sizes have a minimum of 0 or less, which the timer "
+		"did not resolve\n", unresolved);
+}
+
+/* --from's report and plot, into out and svg (closed here): 0, or 1 after saying why. */
+static int from_report(const struct opts *o, const struct sweepcsv *csv,
+		       const struct tiers_result *r, size_t unresolved, FILE *out, FILE *svg)
+{
+	int ret = 0;
+
+	switch (o->lat.format) {
+	case LAT_TEXT:
+		fprintf(out, "from: %s (%zu sizes, %s)\n", o->from, csv->n, unit_of(csv));
+		for (size_t i = 0; i < csv->nmeta; i++)
+			fprintf(out, "  # %s\n", csv->meta[i]);
+		if (unresolved)
+			say_unresolved(out, unresolved);
+		else
+			tiers_print(out, r, unit_of(csv));
+		break;
+	case LAT_CSV:
+		sweepcsv_write(out, csv);
+		break;
+	case LAT_JSON:
+		fprintf(out, "{\"tool\": \"pmu-sweep\", \"from\": ");
+		tool_json_string(out, o->from);
+		fprintf(out, ", \"unit\": \"%s\",\n \"points\": [", unit_of(csv));
+		for (size_t i = 0; i < csv->n; i++)
+			fprintf(out, "%s{\"size_bytes\": %llu, \"latency\": %.6g}", i ? ", " : "",
+				(unsigned long long)csv->pts[i].size, csv->pts[i].latency);
+		fprintf(out, "],\n");
+		print_tiers_json(out, r, !unresolved);
+		fprintf(out, "}\n");
+		break;
+	}
+	/* The plot does not depend on the report: each is written, or said to have failed. */
+	if (lat_output_close(out)) {
+		fprintf(stderr, TOOL ": writing the report to %s: %s\n",
+			o->lat.output ? o->lat.output : "standard output", strerror(errno));
+		ret = 1;
+	}
+	if (svg && unresolved) {
+		fclose(svg);
+		unlink(o->svg);
+		fprintf(stderr, TOOL ": --svg %s: not written: no tiers found to plot\n", o->svg);
+		ret = 1;
+	} else if (svg && write_svg(svg, o->svg, csv->pts, csv->n, unit_of(csv), r, o->from)) {
+		ret = 1;
+	}
+	return ret;
+}
+
 static int from_file(const struct opts *o)
 {
-	struct tiers_result r;
+	struct tiers_result r = { 0 };
 	struct sweepcsv csv;
 	char err[256];
 	FILE *in, *out = stdout, *svg = NULL;
+	size_t unresolved;
 	int ret;
 
 	in = strcmp(o->from, "-") ? fopen(o->from, "r") : stdin;
@@ -315,12 +380,16 @@ static int from_file(const struct opts *o)
 		fprintf(stderr, TOOL ": %s: %s\n", o->from, ret == -EINVAL ? err : strerror(-ret));
 		return 1;
 	}
-	ret = tiers_detect(csv.pts, csv.n, &r);
+	unresolved = count_unresolved(csv.pts, csv.n);
+	ret = unresolved ? 0 : tiers_detect(csv.pts, csv.n, &r);
 	if (ret) {
 		fprintf(stderr, TOOL ": %s: tier detection: %s\n", o->from, strerror(-ret));
 		sweepcsv_free(&csv);
 		return 1;
 	}
+	if (unresolved)
+		fprintf(stderr, TOOL ": %s: %zu sizes have a minimum latency of 0 or less (the timer "
+			"did not resolve them): no tiers detected\n", o->from, unresolved);
 	/* A path that cannot be opened is bad input, as pmu-stat has it: exit status 2. */
 	if (lat_output_open(TOOL, o->lat.output, &out)) {
 		sweepcsv_free(&csv);
@@ -339,36 +408,7 @@ static int from_file(const struct opts *o)
 		sweepcsv_free(&csv);
 		return 2;
 	}
-	switch (o->lat.format) {
-	case LAT_TEXT:
-		fprintf(out, "from: %s (%zu sizes, %s)\n", o->from, csv.n, unit_of(&csv));
-		for (size_t i = 0; i < csv.nmeta; i++)
-			fprintf(out, "  # %s\n", csv.meta[i]);
-		tiers_print(out, &r, unit_of(&csv));
-		break;
-	case LAT_CSV:
-		sweepcsv_write(out, &csv);
-		break;
-	case LAT_JSON:
-		fprintf(out, "{\"tool\": \"pmu-sweep\", \"from\": ");
-		tool_json_string(out, o->from);
-		fprintf(out, ", \"unit\": \"%s\",\n \"points\": [", unit_of(&csv));
-		for (size_t i = 0; i < csv.n; i++)
-			fprintf(out, "%s{\"size_bytes\": %llu, \"latency\": %.6g}", i ? ", " : "",
-				(unsigned long long)csv.pts[i].size, csv.pts[i].latency);
-		fprintf(out, "],\n");
-		print_tiers_json(out, &r, true);
-		fprintf(out, "}\n");
-		break;
-	}
-	/* The plot does not depend on the report: each is written, or said to have failed. */
-	ret = 0;
-	if (lat_output_close(out)) {
-		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
-		ret = 1;
-	}
-	if (svg && write_svg(svg, o->svg, csv.pts, csv.n, unit_of(&csv), &r, o->from))
-		ret = 1;
+	ret = from_report(o, &csv, &r, unresolved, out, svg);
 	sweepcsv_free(&csv);
 	return ret;
 }
@@ -528,8 +568,7 @@ static void report_text(FILE *out, const struct sweep_report *x)
 	if (x->ok)
 		tiers_print(out, x->r, s->t.unit);
 	else if (x->unresolved)
-		fprintf(out, "tiers: not detected: %zu sizes have a minimum of 0 or less, which the "
-			"timer did not resolve\n", x->unresolved);
+		say_unresolved(out, x->unresolved);
 	else
 		fprintf(out, "tiers: need at least %d sizes\n", TIERS_MIN_POINTS);
 }
@@ -631,10 +670,9 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 	x = (struct sweep_report){ .s = s, .pts = pts, .tp = tp, .n = n, .r = &r,
 		.pred = o->lat.pattern == LAT_RANDOM ? 0 : lat_predict_loop(&s->t) };
 	/* Tiers are steps between positive latencies: a minimum of 0 or less has none. */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		tp[i] = (struct tiers_point){ pts[i].size, pts[i].min };
-		x.unresolved += !(pts[i].min > 0);
-	}
+	x.unresolved = count_unresolved(tp, n);
 	x.ok = !x.unresolved && detect(s, tp, n, &r);
 	if (x.unresolved)
 		fprintf(stderr, TOOL ": %zu sizes have a minimum latency of 0 or less (the timer does "

@@ -98,12 +98,9 @@ static int parse_row(char *line, unsigned long ln, struct sweepcsv *out, size_t 
 	if (!*a || strspn(a, "0123456789") != strlen(a) || errno || !size)
 		return fail(err, len, ln, "size '%.32s' is not a positive integer", a);
 	lat = strtod(b, &end);
+	/* A measured minimum of 0 or less is kept: it is what pmu-sweep wrote (no tiers then). */
 	if (!*b || *end || !isfinite(lat))
 		return fail(err, len, ln, "latency '%.32s' is not a number", b);
-	if (lat < 0)
-		return fail(err, len, ln, "negative latency %g", lat);
-	if (lat == 0)
-		return fail(err, len, ln, "latency must be > 0");
 	if (out->n && size <= out->pts[out->n - 1].size)
 		return fail(err, len, ln, "size %llu not above the previous %llu (sizes must increase)",
 			    size, (unsigned long long)out->pts[out->n - 1].size);

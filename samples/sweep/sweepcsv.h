@@ -33,8 +33,9 @@ struct sweepcsv {
 const char *sweepcsv_unit_name(enum sweepcsv_unit unit);
 
 /*
- * Parses f into *out (free with sweepcsv_free). Returns 0; -EINVAL with "line N: reason"
- * (or just the reason) in err; -EIO on a read error; -ENOMEM. On failure *out is empty.
+ * Parses f into *out (free with sweepcsv_free): sizes increase, latencies are finite (0 or
+ * less where the timer did not resolve a size). Returns 0; -EINVAL with "line N: reason"
+ * (or just the reason) in err; an errno of the read; -ENOMEM. On failure *out is empty.
  */
 int sweepcsv_read(FILE *f, struct sweepcsv *out, char *err, size_t errlen);
 

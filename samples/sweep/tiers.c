@@ -422,7 +422,7 @@ void tiers_print(FILE *f, const struct tiers_result *res, const char *unit)
 		else if (cc->size > res->swept)
 			fprintf(f, "not reached: the sweep ended at %s\n",
 				size_format(b, sizeof(b), res->swept));
-		else if (cc->size < res->swept_from)
+		else if (cc->size <= res->swept_from)
 			fprintf(f, "not measured: the sweep started at %s\n",
 				size_format(b, sizeof(b), res->swept_from));
 		else

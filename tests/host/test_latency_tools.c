@@ -284,6 +284,25 @@ TEST(sweep_clock_backend_round_trip)
 			 out, sizeof(out)));
 	EXPECT_TRUE(has(out, "writing /dev/full: No space left on device")) TH_LOG("%s", out);
 	EXPECT_FALSE(has(out, "writing the report")) TH_LOG("%s", out);
+	/* A report that cannot be written costs no plot. */
+	unlink("pmuser-from.svg");
+	EXPECT_EQ(1, run(BIN "pmu-sweep --from " DATA "rpi4-a72.csv -o /dev/full --svg "
+			 "pmuser-from.svg", out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(0, run("head -c 4 pmuser-from.svg", out, sizeof(out)));
+	EXPECT_STREQ("<svg", out);
+	/*
+	 * A sweep whose timer did not resolve a size has its measured minimum of 0 in the CSV,
+	 * which --from reads back: no tiers, said as such, and no plot.
+	 */
+	ASSERT_EQ(0, run("printf '# pmu-sweep v1 unit=ns\\nsize_bytes,latency\\n1024,1\\n"
+			 "2048,0\\n4096,1\\n8192,5\\n' > pmuser-zero.csv", out, sizeof(out)));
+	EXPECT_EQ(0, run(BIN "pmu-sweep --from pmuser-zero.csv", out, sizeof(out)));
+	EXPECT_TRUE(has(out, "tiers: not detected: 1 sizes have a minimum of 0 or less"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(1, run(BIN "pmu-sweep --from pmuser-zero.csv --svg pmuser-zero.svg", out,
+			 sizeof(out)));
+	EXPECT_TRUE(has(out, "--svg pmuser-zero.svg: not written")) TH_LOG("%s", out);
+	EXPECT_NE(0, access("pmuser-zero.svg", F_OK));
 	/* Sizes rounded to the node spacing stay within --min and --max. */
 	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern stride --stride 1000 --min 2048 "
 			 "--max 16K -t 0.01 -r 1 -f csv", out, sizeof(out))) TH_LOG("%s", out);
@@ -305,7 +324,7 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --svg /dev/full",
 		  "writing /dev/full: No space left on device", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv -o /dev/full",
-		  "writing the report: No space left on device", 1 },
+		  "writing the report to /dev/full: No space left on device", 1 },
 		{ BIN "pmu-sweep --from " PMUSER_TOP "/Makefile", "missing '# pmu-sweep v1", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --min 1K", "only --format, --output", 2 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --max 1M", "only --format, --output", 2 },
