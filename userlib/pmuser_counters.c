@@ -168,12 +168,20 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 		ret = open_backend(c, want, why, whylen);
 	} else {
 		/*
-		 * A group that a perf backend found too big for the PMU is the caller's to
-		 * split: the clock must not take the set in its place.
+		 * A set too big for the PMU's counters (the module's, or a perf group) is the
+		 * caller's to split: the clock must not take it in its place. perf may still
+		 * open what the module cannot (one event per group).
 		 */
+		bool too_big = false;
+
 		ret = -ENODEV;
 		for (i = 0; i < sizeof(order) / sizeof(order[0]) && ret; i++) {
+			if (order[i] == PMUSER_BACKEND_CLOCK && too_big) {
+				ret = -ENOSPC;
+				break;
+			}
 			ret = open_backend(c, order[i], why, whylen);
+			too_big |= ret == -ENOSPC;
 			if (ret == -ENOSPC && order[i] != PMUSER_BACKEND_MODULE)
 				break;
 		}

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* JSON strings and XML text from any bytes; see tool_text.h. */
+#include <string.h>
+
 #include "tool_text.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
@@ -60,7 +62,9 @@ void tool_xml_text(FILE *f, const char *s)
 		unsigned char ch = (unsigned char)*s;
 
 		n = tool_utf8_len(s);
-		if (!n || (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r'))
+		/* XML 1.0 has no controls but tab, newline and return, and no U+FFFE or U+FFFF. */
+		if (!n || (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ||
+		    (n == 3 && !memcmp(s, "\xef\xbf", 2) && ((unsigned char)s[2] & 0xfe) == 0xbe))
 			fputs(REPLACEMENT, f);
 		else if (ch == '<')
 			fputs("&lt;", f);

@@ -19,7 +19,7 @@ size_t tool_utf8_len(const char *s);
 void tool_json_string(FILE *f, const char *s);
 /*
  * s as XML character data: markup characters as entities, characters XML 1.0 does not
- * allow (controls other than tab, newline and return) as U+FFFD.
+ * allow (controls other than tab, newline and return, U+FFFE, U+FFFF) as U+FFFD.
  */
 void tool_xml_text(FILE *f, const char *s);
 

@@ -179,17 +179,24 @@ void **lat_chase(void **p, uint64_t n)
  * The nominal resolution can hide a coarse clock (a 1 ns CLOCK_MONOTONIC_RAW that moves in
  * microseconds): report the smallest step two back-to-back reads actually show.
  */
-static uint64_t observed_tick(struct pmuser_counters *c)
+static uint64_t observed_tick(struct pmuser_counters *c, char *none, size_t len)
 {
 	uint64_t a[PMUSER_COUNTERS_MAX], b[PMUSER_COUNTERS_MAX], best = 0;
 	uint64_t deadline = now_ns() + 20000000;
+	int i, ret;
 
-	for (int i = 0; i < 2000 && now_ns() < deadline; i++) {
-		if (pmuser_counters_read(c, a) || pmuser_counters_read(c, b))
+	for (i = 0; i < 2000 && now_ns() < deadline; i++) {
+		ret = pmuser_counters_read(c, a);
+		if (!ret)
+			ret = pmuser_counters_read(c, b);
+		if (ret) {
+			snprintf(none, len, "step not observed: a read failed (%s)", strerror(-ret));
 			return 0;
+		}
 		if (b[0] > a[0] && (!best || b[0] - a[0] < best))
 			best = b[0] - a[0];
 	}
+	snprintf(none, len, "no step observed in %d pairs of reads", i);
 	return best;
 }
 
@@ -200,7 +207,7 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 		   size_t len)
 {
 	struct pmuser_counters_attr attr;
-	char why[512];
+	char why[512], none[80];
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -228,14 +235,13 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 		return ret;
 	}
 	t->backend = pmuser_counters_backend(t->ctr);
-	t->tick = observed_tick(t->ctr);
+	t->tick = observed_tick(t->ctr, none, sizeof(none));
 	if (t->tick)
 		snprintf(t->timer, sizeof(t->timer), "%s; smallest observed step %llu %s",
 			 pmuser_counters_timer(t->ctr), (unsigned long long)t->tick,
 			 t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles");
 	else
-		snprintf(t->timer, sizeof(t->timer), "%s; no step observed in 20 ms of reads",
-			 pmuser_counters_timer(t->ctr));
+		snprintf(t->timer, sizeof(t->timer), "%s; %s", pmuser_counters_timer(t->ctr), none);
 	t->nr_events = (unsigned int)nr_events;
 	t->unit = t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles";
 	t->inline_asm = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE;
