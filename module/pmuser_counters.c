@@ -866,25 +866,21 @@ void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
 }
 
 /*
- * The page is data only pmuser writes: mapped read-only, never writable or executable later
- * (mprotect() then fails). A process whose personality makes every readable mapping
- * executable (READ_IMPLIES_EXEC) still maps it: the exec bit is the kernel's there, and stays
- * allowed, as that process's mprotect(PROT_READ) asks for it again.
+ * The page is data only pmuser writes: mapped read-only, never writable or executable, then
+ * or later (mprotect() fails). A process whose personality makes every readable mapping
+ * executable (READ_IMPLIES_EXEC) asked for no exec itself: its mapping is made without it,
+ * and its mprotect(PROT_READ) adds none (the kernel adds exec only with VM_MAYEXEC).
  */
 int pmuser_counters_mmap(struct vm_area_struct *vma)
 {
-	unsigned long clear = VM_MAYWRITE | VM_MAYEXEC;
-
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	if (vma->vm_flags & VM_EXEC) {
-		if (!(current->personality & READ_IMPLIES_EXEC))
-			return -EPERM;
-		clear = VM_MAYWRITE;
-	}
+	if ((vma->vm_flags & VM_EXEC) && !(current->personality & READ_IMPLIES_EXEC))
+		return -EPERM;
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(pmuser_page_bytes))
 		return -EINVAL;
-	pmuser_compat_vm_flags_clear(vma, clear);
+	pmuser_compat_vm_flags_clear(vma, VM_MAYWRITE | VM_EXEC | VM_MAYEXEC);
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 	return remap_vmalloc_range(vma, pmuser_page, 0);
 }
 

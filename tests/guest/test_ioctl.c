@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 
 #include "kselftest_harness.h"
 #include "pmuser_test.h"
@@ -65,6 +66,48 @@ TEST_F(ioctl, page_maps_read_only)
 	EXPECT_EQ(EACCES, errno);
 	EXPECT_EQ(0, mprotect(p, len, PROT_READ));
 	munmap(p, len);
+}
+
+/* Whether the mapping at p is executable, by /proc/self/maps: 1, 0, or -1 if not found. */
+static int mapped_exec(const void *p)
+{
+	char line[512];
+	unsigned long lo, hi;
+	char perm[5];
+	int ret = -1;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && ret < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perm) == 3 && (unsigned long)p >= lo &&
+		    (unsigned long)p < hi)
+			ret = perm[2] == 'x';
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * A process whose personality makes readable mappings executable (READ_IMPLIES_EXEC)
+ * maps the page all the same, without exec, and cannot add exec later either.
+ */
+TEST_F(ioctl, page_not_executable_under_read_implies_exec)
+{
+	size_t len = self->info.page_size;
+	int old = personality(0xffffffff);
+	void *p;
+
+	ASSERT_LE(0, old);
+	ASSERT_LE(0, personality((unsigned long)old | READ_IMPLIES_EXEC));
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, 0);
+	if (p != MAP_FAILED) {
+		EXPECT_EQ(0, mapped_exec(p));
+		EXPECT_EQ(-1, mprotect(p, len, PROT_READ | PROT_EXEC));
+		EXPECT_EQ(0, mprotect(p, len, PROT_READ));
+		EXPECT_EQ(0, mapped_exec(p));
+		munmap(p, len);
+	}
+	personality((unsigned long)old);
+	ASSERT_TRUE(p != MAP_FAILED) TH_LOG("mmap: %s", strerror(errno));
 }
 
 TEST_F(ioctl, unknown_command_is_enotty)
