@@ -311,6 +311,31 @@ static void say_unresolved(FILE *f, size_t unresolved)
 		"did not resolve\n", unresolved);
 }
 
+/* The same on standard error, before the report. */
+static void warn_unresolved(size_t unresolved)
+{
+	fprintf(stderr, TOOL ": %zu sizes have a minimum latency of 0 or less (the timer did not "
+		"resolve them): no tiers detected\n", unresolved);
+}
+
+/*
+ * A plot that is not drawn: svg (from open_svg()) is closed, removed if it is a file it
+ * created (never a device or pipe it was given), and why is said.
+ */
+static void svg_not_written(const char *path, FILE *svg, size_t n)
+{
+	struct stat st;
+
+	if (!fstat(fileno(svg), &st) && S_ISREG(st.st_mode))
+		unlink(path);
+	fclose(svg);
+	if (n < TIERS_MIN_POINTS)
+		fprintf(stderr, TOOL ": --svg %s: not written: %zu sizes measured, the plot needs at least %d\n",
+			path, n, TIERS_MIN_POINTS);
+	else
+		fprintf(stderr, TOOL ": --svg %s: not written: no tiers found to plot\n", path);
+}
+
 /* --from's report and plot, into out and svg (closed here): 0, or 1 after saying why. */
 static int from_report(const struct opts *o, const struct sweepcsv *csv,
 		       const struct tiers_result *r, size_t unresolved, FILE *out, FILE *svg)
@@ -349,9 +374,7 @@ static int from_report(const struct opts *o, const struct sweepcsv *csv,
 		ret = 1;
 	}
 	if (svg && unresolved) {
-		fclose(svg);
-		unlink(o->svg);
-		fprintf(stderr, TOOL ": --svg %s: not written: no tiers found to plot\n", o->svg);
+		svg_not_written(o->svg, svg, csv->n);
 		ret = 1;
 	} else if (svg && write_svg(svg, o->svg, csv->pts, csv->n, unit_of(csv), r, o->from)) {
 		ret = 1;
@@ -388,8 +411,7 @@ static int from_file(const struct opts *o)
 		return 1;
 	}
 	if (unresolved)
-		fprintf(stderr, TOOL ": %s: %zu sizes have a minimum latency of 0 or less (the timer "
-			"did not resolve them): no tiers detected\n", o->from, unresolved);
+		warn_unresolved(unresolved);
 	/* A path that cannot be opened is bad input, as pmu-stat has it: exit status 2. */
 	if (lat_output_open(TOOL, o->lat.output, &out)) {
 		sweepcsv_free(&csv);
@@ -675,8 +697,7 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 	x.unresolved = count_unresolved(tp, n);
 	x.ok = !x.unresolved && detect(s, tp, n, &r);
 	if (x.unresolved)
-		fprintf(stderr, TOOL ": %zu sizes have a minimum latency of 0 or less (the timer does "
-			"not resolve them): no tiers detected\n", x.unresolved);
+		warn_unresolved(x.unresolved);
 	formats[o->lat.format](out, &x);
 	if (svg && x.ok) {
 		snprintf(title, sizeof(title), "pmu-sweep: %s, %s pages, %s backend",
@@ -685,17 +706,8 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 		if (write_svg(svg, o->svg, tp, n, s->t.unit, &r, title))
 			ret = -ENODATA;	/* said why */
 	} else if (svg) {
-		/* Cut short, or no whole pages left (plan() refuses fewer sizes): no empty file left. */
-		struct stat st;
-
-		if (!fstat(fileno(svg), &st) && S_ISREG(st.st_mode))
-			unlink(o->svg);
-		fclose(svg);
-		if (n < TIERS_MIN_POINTS)
-			fprintf(stderr, TOOL ": --svg %s: not written: %zu sizes measured, the plot needs at least %d\n",
-				o->svg, n, TIERS_MIN_POINTS);
-		else
-			fprintf(stderr, TOOL ": --svg %s: not written: no tiers found to plot\n", o->svg);
+		/* Cut short, or no whole pages left (plan() refuses fewer sizes). */
+		svg_not_written(o->svg, svg, n);
 		ret = -ENODATA;
 	}
 	free(tp);
