@@ -182,8 +182,6 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 			}
 			ret = open_backend(c, order[i], why, whylen);
 			too_big |= ret == -ENOSPC;
-			if (ret == -ENOSPC && order[i] != PMUSER_BACKEND_MODULE)
-				break;
 		}
 		if (ret && ret != -EOPNOTSUPP && ret != -ENOSPC)
 			ret = -ENODEV;

@@ -177,6 +177,15 @@ static void mean_event(const struct runs_acc *a, size_t i, unsigned int runs,
 	e->stderr_pct = rel_stderr(a->sum[i], a->sumsq[i], n);
 }
 
+/* Puts back the state of the last run kept (last, ev), in place of the run that followed. */
+static void keep_last_run(struct run *x, const struct stat_result *last,
+			  const struct stat_event *ev)
+{
+	stat_periods_free(&x->r.periods);
+	x->r = *last;
+	memcpy(x->s.ev, ev, sizeof(x->s.ev));
+}
+
 /* Adds a run's counts and times to the sums. */
 static void acc_run(struct runs_acc *a, const struct run *x)
 {
@@ -197,9 +206,8 @@ static void acc_run(struct runs_acc *a, const struct run *x)
  * Later runs count through the backend the first one took. A run that fails, exits non-zero
  * or is counted only in part (r.incomplete) ends the repeats; a later run that exits
  * non-zero or that a stop signal came in is left out of the means (r.dropped_run), its
- * status kept. 0, or the first
- * failure's -errno with the reason in err; x then holds the x->r.runs runs before it, as
- * they were reported.
+ * status kept. 0, or the first failure's -errno with the reason in err; x then holds the
+ * x->r.runs runs before it, as they were reported.
  */
 static int measure_runs(struct run *x, char *err, size_t errlen)
 {
@@ -236,11 +244,8 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 		}
 		ret = stat_measure(&x->o, &x->s, &x->sys, &x->r, err, errlen);
 		if (ret) {
-			if (k) {
-				stat_periods_free(&x->r.periods);
-				x->r = *last;
-				memcpy(x->s.ev, ev, sizeof(x->s.ev));
-			}
+			if (k)
+				keep_last_run(x, last, ev);
 			break;
 		}
 		if (!k && x->o.backend == STAT_AUTO) {
@@ -256,10 +261,8 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 			 */
 			int status = x->r.wait_status;
 
-			stat_periods_free(&x->r.periods);
-			x->r = *last;
+			keep_last_run(x, last, ev);
 			x->r.wait_status = status;
-			memcpy(x->s.ev, ev, sizeof(x->s.ev));
 			x->r.dropped_run = k + 1;
 			break;
 		}
