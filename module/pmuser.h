@@ -14,6 +14,21 @@ struct task_struct;
 #define PMUSER_VERSION_MINOR	1
 #define PMUSER_VERSION_PATCH	0
 
+/*
+ * Privilege (pmuser_priv.c): every check of who may hold or read counters. CONFIGURE runs
+ * through pmuser_priv_configure(); GRANT and mmap run between pmuser_priv_read_begin(),
+ * which checks and on success holds the privilege lock, and pmuser_priv_read_end().
+ */
+int pmuser_priv_init(void);
+int pmuser_priv_open(struct file *file);
+void pmuser_priv_release(struct file *file);
+u32 pmuser_priv_rights(const struct file *file);
+bool pmuser_priv_config_kernel(const struct pmuser_config *cfg);
+int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
+			  const struct cpumask *cpus);
+int pmuser_priv_read_begin(struct file *file, bool grant);
+void pmuser_priv_read_end(void);
+
 /* Counters held through perf (pmuser_counters.c). Callers hold cpus_read_lock(). */
 int pmuser_counters_init(void);
 void pmuser_counters_exit(void);
@@ -22,6 +37,8 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus);
 int pmuser_counters_release(struct file *owner);
 void pmuser_counters_fill_info(struct pmuser_info *info);
+/* Whether the configuration in force counts kernel mode. */
+bool pmuser_counters_count_kernel(void);
 /* Placement on ci->cpu (held_mask, unplaced, page_seq); republishes what changed. */
 void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci);
 /* Maps the counter page read-only. */

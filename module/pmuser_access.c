@@ -14,6 +14,7 @@
  * itself at every context switch (below), or sets it once everywhere with global_access=1.
  */
 #include <linux/hashtable.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -21,9 +22,13 @@
 #include <linux/rcupdate.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_ARM
 #include <asm/thread_notify.h>
 #endif
@@ -72,6 +77,48 @@ void pmuser_access_cpu_down(void)
 		pmuser_hw_userenr_write(0);
 }
 
+struct linux_binprm;
+
+/* Drops the calling thread's access after an exec that changed its credentials. */
+static void pmuser_access_exec_drop(void);
+
+/*
+ * perf detaches a task's events at an exec that leaves the process not dumpable by its user
+ * (setuid, setgid, file capabilities): monitoring by the old user ends there. A grant ends
+ * the same way, on every kernel: the sched_process_exec tracepoint fires after the new
+ * credentials are committed, on the thread itself, with preemption off.
+ */
+static void pmuser_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
+			      struct linux_binprm *bprm)
+{
+	if (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER)
+		pmuser_access_exec_drop();
+}
+
+static struct tracepoint *pmuser_exec_tp;
+
+static void pmuser_find_exec_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exec"))
+		pmuser_exec_tp = tp;
+}
+
+static int pmuser_exec_hook_init(void)
+{
+	for_each_kernel_tracepoint(pmuser_find_exec_tp, NULL);
+	if (!pmuser_exec_tp) {
+		pr_err("pmuser: no sched_process_exec tracepoint: grants could not end at a setuid exec\n");
+		return -EOPNOTSUPP;
+	}
+	return tracepoint_probe_register(pmuser_exec_tp, pmuser_exec_probe, NULL);
+}
+
+static void pmuser_exec_hook_exit(void)
+{
+	tracepoint_probe_unregister(pmuser_exec_tp, pmuser_exec_probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
 #ifdef CONFIG_ARM64
 
 /* perf sets the register at its next PMU start on this CPU. */
@@ -84,6 +131,12 @@ static inline void pmuser_userenr_close_for(struct task_struct *task)
 {
 	if (!pmuser_compat_task_perf_user(task))
 		pmuser_hw_userenr_write(0);
+}
+
+/* perf detached the thread's events, its anchor among them: close this CPU at once. */
+static void pmuser_access_exec_drop(void)
+{
+	pmuser_userenr_close_for(current);
 }
 
 /* config1 bit 1 is the arm64 PMU's "rdpmc" format field. */
@@ -105,17 +158,24 @@ struct pmuser_grant {
 static LIST_HEAD(pmuser_grants);
 static DEFINE_MUTEX(pmuser_grants_lock);
 
+static void pmuser_reap_fn(struct work_struct *work);
+static DECLARE_WORK(pmuser_reap_work, pmuser_reap_fn);
+
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 /*
- * perf 6.1 can leave a granted thread's read bits set for the next thread on its CPU: it
- * detaches an exiting thread's events without restarting the PMU (later kernels restart it),
- * so an ungranted sibling that alternates with a granted thread on one CPU can read for one
- * time slice when their process starts right after another granting one has ended. A
- * preempt notifier on the granted thread closes the CPU at each switch-out to a thread perf
- * does not itself grant reads to (perf restarts the PMU for those it does, or swaps in a
- * cloned context that may read). The scheduler walks the notifier list with interrupts off,
- * so grants it may still be walking are freed after an RCU grace period.
+ * A preempt notifier on each granted thread sees its last switch-out: a grant released while
+ * its thread ran on is freed there, and any other grant of a dead thread is handed to the
+ * reaper (pmuser_reap_fn()), through an irq_work because the scheduler's locks are held
+ * here. The scheduler walks the notifier list with interrupts off, so grants it may still be
+ * walking are freed after an RCU grace period.
  */
+static void pmuser_reap_kick(struct irq_work *work)
+{
+	schedule_work(&pmuser_reap_work);
+}
+
+static struct irq_work pmuser_reap_irq_work;
+
 static DEFINE_RAW_SPINLOCK(pmuser_hook_lock);
 static atomic_t pmuser_hook_users = ATOMIC_INIT(0);
 
@@ -135,6 +195,8 @@ static noinline void pmuser_hook_task_dead(struct pmuser_grant *g)
 		kfree_rcu(g, rcu);
 		/* Module text outlives this: unloading waits for an RCU grace period. */
 		module_put(THIS_MODULE);
+	} else {
+		irq_work_queue(&pmuser_reap_irq_work);
 	}
 	raw_spin_unlock_irqrestore(&pmuser_hook_lock, flags);
 }
@@ -142,7 +204,6 @@ static noinline void pmuser_hook_task_dead(struct pmuser_grant *g)
 /* At every switch-out of a granted thread: kept to a leaf, it runs on the scheduler's path. */
 static notrace void pmuser_hook_sched_out(struct preempt_notifier *pn, struct task_struct *next)
 {
-	pmuser_userenr_close_for(next);
 	if (unlikely(READ_ONCE(current->__state) == TASK_DEAD))
 		pmuser_hook_task_dead(container_of(pn, struct pmuser_grant, exit_hook));
 }
@@ -214,8 +275,14 @@ static void pmuser_grant_kfree(struct pmuser_grant *g)
 	kfree_rcu(g, rcu);
 }
 
+static void pmuser_hook_init(void)
+{
+	init_irq_work(&pmuser_reap_irq_work, pmuser_reap_kick);
+}
+
 static void pmuser_hook_exit(void)
 {
+	irq_work_sync(&pmuser_reap_irq_work);
 	/* Notifiers the hook freed itself still count as preempt notifier users. */
 	while (atomic_dec_return(&pmuser_hook_users) >= 0)
 		preempt_notifier_dec();
@@ -244,6 +311,10 @@ static void pmuser_grant_kfree(struct pmuser_grant *g)
 	kfree(g);
 }
 
+static void pmuser_hook_init(void)
+{
+}
+
 static void pmuser_hook_exit(void)
 {
 }
@@ -253,25 +324,17 @@ static void pmuser_hook_exit(void)
 static DEFINE_PER_CPU(bool, pmuser_counters_live);
 
 /*
- * A thread that inherited a PMUSER_ACCESS_PROCESS grant has no hook of its own, and two
- * switches away from it leave its read bits set for the next thread on the CPU unless the
- * module closes it:
- * - its exit: perf before 6.2 detaches an exiting thread's events without restarting the
- *   PMU. PF_EXITING is set before perf detaches them, so any switch away from an exiting
- *   thread (preempted on the way out, or its last) closes the CPU.
- * - a CPU where no counter of pmuser's is in use (released, being replaced by CONFIGURE,
- *   displaced by another user's older pinned events, or never held there): perf may then
- *   start the PMU at no switch, so every switch away from a thread perf grants reads to
- *   closes the CPU. While one is in use, perf's own start at each switch sets the register
- *   for the next thread.
- * The CPU is closed only for a next thread perf does not grant reads to; perf opens it again
- * for one it grants.
+ * perf opens the register for a thread only by starting the PMU while that thread runs, and
+ * does not always close it when the thread leaves: perf before 6.2 detaches an exiting
+ * thread's events without restarting the PMU, a setuid exec detaches a thread's events the
+ * same way, and on a CPU where no counter is in use perf starts the PMU at no switch. So at
+ * every switch the CPU is closed for a next thread perf does not grant reads to: the value
+ * perf itself would give it. perf opens it again, at its own start, for a thread it grants.
  */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)
 {
-	if ((prev->flags & PF_EXITING) ||
-	    (!__this_cpu_read(pmuser_counters_live) && pmuser_compat_task_perf_user(prev)))
-		pmuser_userenr_close_for(next);
+	if (pmuser_hw_userenr_read() && !pmuser_compat_task_perf_user(next))
+		pmuser_hw_userenr_write(0);
 }
 
 static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
@@ -298,6 +361,47 @@ static unsigned int pmuser_grant_free(struct pmuser_grant *g)
 void pmuser_access_counters_live(unsigned int cpu, bool live)
 {
 	WRITE_ONCE(per_cpu(pmuser_counters_live, cpu), live);
+}
+
+/*
+ * A grant outlives its thread only while threads that inherited it live: perf frees their
+ * copies of the anchor with it.
+ */
+static bool pmuser_grant_dead(struct pmuser_grant *g)
+{
+	bool dead;
+
+	if (!READ_ONCE(g->task->exit_state))
+		return false;
+	if (!g->anchor->attr.inherit)
+		return true;
+	mutex_lock(&g->anchor->child_mutex);
+	dead = list_empty(&g->anchor->child_list);
+	mutex_unlock(&g->anchor->child_mutex);
+	return dead;
+}
+
+/* Under pmuser_grants_lock: frees the grants of exited threads; references to drop. */
+static unsigned int pmuser_grants_reap(void)
+{
+	struct pmuser_grant *g, *tmp;
+	unsigned int put = 0;
+
+	list_for_each_entry_safe(g, tmp, &pmuser_grants, node)
+		if (pmuser_grant_dead(g))
+			put += pmuser_grant_free(g);
+	return put;
+}
+
+/* Kernel memory follows the live threads: each grant goes when its thread has exited. */
+static void pmuser_reap_fn(struct work_struct *work)
+{
+	unsigned int put;
+
+	mutex_lock(&pmuser_grants_lock);
+	put = pmuser_grants_reap();
+	mutex_unlock(&pmuser_grants_lock);
+	pmuser_hook_put(put);
 }
 
 /*
@@ -347,7 +451,13 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	}
 	pmuser_hook_get();
 	mutex_lock(&pmuser_grants_lock);
+	put = pmuser_grants_reap();
 	old = pmuser_grant_find(current);
+	/* An anchor perf detached at a setuid exec grants nothing: a new grant replaces it. */
+	if (old && READ_ONCE(old->anchor->state) == PERF_EVENT_STATE_EXIT) {
+		put += pmuser_grant_free(old);
+		old = NULL;
+	}
 	if (old) {
 		if (old->file != file || old->anchor->attr.inherit != attr.inherit)
 			ret = -EEXIST;
@@ -359,7 +469,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	list_add(&g->node, &pmuser_grants);
 	if (!pmuser_grant_effective()) {
 		pr_warn_ratelimited("pmuser: inline reads need sysctl kernel.perf_user_access=1\n");
-		put = pmuser_grant_free(g);
+		put += pmuser_grant_free(g);
 		ret = -EPERM;
 	}
 	mutex_unlock(&pmuser_grants_lock);
@@ -373,7 +483,7 @@ err_granted:
 	 * threads.
 	 */
 	mutex_unlock(&pmuser_grants_lock);
-	pmuser_hook_put(1);
+	pmuser_hook_put(put + 1);
 	perf_event_release_kernel(g->anchor);
 err_free:
 	kfree(g);
@@ -464,15 +574,18 @@ int pmuser_access_init(bool global)
 		pr_err("pmuser: global_access is for 32-bit ARM; arm64 grants per thread\n");
 		return -EINVAL;
 	}
+	pmuser_hook_init();
 	pmuser_mode = PMUSER_ACCESS_PER_THREAD;
-	return 0;
+	return pmuser_exec_hook_init();
 }
 
 void pmuser_access_exit(void)
 {
+	pmuser_exec_hook_exit();
 	/* Granted threads that ran last may have left the read bits set on idle CPUs. */
 	pmuser_access_counters_gone(cpu_online_mask);
 	pmuser_hook_exit();
+	cancel_work_sync(&pmuser_reap_work);
 }
 
 #else /* 32-bit ARM */
@@ -605,6 +718,13 @@ static void pmuser_grant_exit(const struct thread_info *ti)
 		kfree_rcu(g, rcu);
 }
 
+/* The thread's own entry goes, as perf's events go; threads it created keep theirs. */
+static void pmuser_access_exec_drop(void)
+{
+	pmuser_grant_exit(current_thread_info());
+	pmuser_userenr_switch(false);
+}
+
 static int pmuser_thread_notify(struct notifier_block *nb, unsigned long cmd, void *data)
 {
 	const struct thread_info *ti = data;
@@ -735,6 +855,7 @@ void pmuser_access_counters_gone(const struct cpumask *cpus)
 int pmuser_access_init(bool global)
 {
 	u32 bits, writes;
+	int ret;
 
 	preempt_disable();
 	bits = pmuser_hw_userenr_read_bits();
@@ -753,12 +874,19 @@ int pmuser_access_init(bool global)
 		return 0;
 	}
 	pmuser_mode = PMUSER_ACCESS_PER_THREAD;
-	return thread_register_notifier(&pmuser_thread_nb);
+	ret = pmuser_exec_hook_init();
+	if (ret)
+		return ret;
+	ret = thread_register_notifier(&pmuser_thread_nb);
+	if (ret)
+		pmuser_exec_hook_exit();
+	return ret;
 }
 
 void pmuser_access_exit(void)
 {
 	if (pmuser_mode == PMUSER_ACCESS_PER_THREAD) {
+		pmuser_exec_hook_exit();
 		/* Returns once no CPU runs the notifier any more. */
 		thread_unregister_notifier(&pmuser_thread_nb);
 		/* Closing each file removed its grants; this frees any still here. */

@@ -436,7 +436,18 @@ static void pmuser_poll_start(void *unused)
 	hrtimer_start(&pc->poll, ns_to_ktime(PMUSER_POLL_NS), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* On the CPU: the page no longer describes any counter of pmuser's here. */
+/* A slot that describes no counter keeps no count of the configuration it described. */
+static void pmuser_slot_clear(struct pmuser_page_slot *s)
+{
+	s->bits = 0;
+	s->base = 0;
+	s->count = 0;
+}
+
+/*
+ * On the CPU: the page no longer describes any counter of pmuser's here, nor what they
+ * counted, so the next holder's readers see nothing of the last one's.
+ */
 static void pmuser_cpu_quiesce(void *unused)
 {
 	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
@@ -447,6 +458,7 @@ static void pmuser_cpu_quiesce(void *unused)
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		pc->ctr[slot].publish = false;
 		pmuser_slot_publish(p, slot, PMUSER_HW_NONE);
+		pmuser_slot_clear(&p->slot[slot]);
 	}
 	pmuser_page_end(p);
 }
@@ -539,10 +551,16 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		hrtimer_cancel(&pc->poll);
 		pc->polling = false;
 	}
-	if (cpu_online(cpu))
+	if (cpu_online(cpu)) {
 		smp_call_function_single(cpu, pmuser_cpu_quiesce, NULL, 1);
-	else
+	} else {
+		/* Nothing writes an offline CPU's record but this. */
+		struct pmuser_page_cpu *p = pmuser_page_cpu(cpu);
+
 		pmuser_access_counters_live(cpu, false);
+		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
+			pmuser_slot_clear(&p->slot[slot]);
+	}
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		struct perf_event *event = pc->ctr[slot].event;
 
@@ -829,6 +847,16 @@ void pmuser_counters_fill_info(struct pmuser_info *info)
 	info->page_size = pmuser_page_bytes;
 	info->page_cpu_stride = PMUSER_PAGE_STRIDE;
 	info->page_flags = PMUSER_PAGE_AWAY;
+}
+
+bool pmuser_counters_count_kernel(void)
+{
+	bool ret;
+
+	mutex_lock(&pmuser_cfg_lock);
+	ret = pmuser_owner && pmuser_priv_config_kernel(&pmuser_cfg);
+	mutex_unlock(&pmuser_cfg_lock);
+	return ret;
 }
 
 /*

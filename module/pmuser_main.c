@@ -93,7 +93,7 @@ static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpu
 	return 0;
 }
 
-static int pmuser_ioctl_info(void __user *uarg)
+static int pmuser_ioctl_info(struct file *file, void __user *uarg)
 {
 	struct pmuser_info info;
 	int usize;
@@ -111,6 +111,7 @@ static int pmuser_ioctl_info(void __user *uarg)
 	info.access_mode = pmuser_access_mode();
 	info.access_flags = pmuser_access_info_flags();
 	info.nr_cpus = nr_cpu_ids;
+	info.rights = pmuser_priv_rights(file);
 	pmuser_counters_fill_info(&info);
 	return pmuser_copy_out(uarg, &info, sizeof(info), usize);
 }
@@ -168,24 +169,6 @@ static bool pmuser_count_flags_valid(u32 flags)
 	return PMUSER_HAS_MODE_FILTER || flags == PMUSER_COUNT_MASK;
 }
 
-/*
- * Whether the configuration counts kernel mode: asked for, or unavoidable on a core that
- * cannot filter by mode.
- */
-static bool pmuser_config_counts_kernel(const struct pmuser_config *cfg)
-{
-	unsigned int i;
-
-	if (!PMUSER_HAS_MODE_FILTER)
-		return true;
-	if (cfg->flags & PMUSER_CONFIG_CYCLES && cfg->cycle_flags & PMUSER_COUNT_KERNEL)
-		return true;
-	for (i = 0; i < cfg->nr_events; i++)
-		if (cfg->events[i].flags & PMUSER_COUNT_KERNEL)
-			return true;
-	return false;
-}
-
 static int pmuser_config_validate(const struct pmuser_config *cfg)
 {
 	unsigned int i;
@@ -238,20 +221,10 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 	ret = pmuser_config_validate(cfg);
 	if (ret)
 		goto out;
-	if (pmuser_config_counts_kernel(cfg)) {
-		ret = pmuser_compat_allow_kernel();
-		if (ret) {
-			pr_info_ratelimited("pmuser: %s[%d] may not count kernel mode (perf_event_paranoid > 1 without CAP_PERFMON)\n",
-					    current->comm, task_pid_nr(current));
-			goto out;
-		}
-	}
 	ret = pmuser_cpus_from_user(cfg->cpus, cpus);
 	if (ret)
 		goto out;
-	cpus_read_lock();
-	ret = pmuser_counters_configure(file, cfg, cpus);
-	cpus_read_unlock();
+	ret = pmuser_priv_configure(file, cfg, cpus);
 	if (ret)
 		goto out;
 	ret = pmuser_copy_out(uarg, cfg, sizeof(*cfg), usize);
@@ -319,8 +292,15 @@ static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
 		return usize;
 	if (req.flags & ~(grant ? PMUSER_ACCESS_FLAGS : 0) || req.reserved)
 		return -EINVAL;
-	ret = grant ? pmuser_access_grant(file, req.flags) :
-		      pmuser_access_revoke(file);
+	if (grant) {
+		ret = pmuser_priv_read_begin(file, true);
+		if (ret)
+			return ret;
+		ret = pmuser_access_grant(file, req.flags);
+		pmuser_priv_read_end();
+	} else {
+		ret = pmuser_access_revoke(file);
+	}
 	if (ret)
 		return ret;
 	req.access_mode = pmuser_access_mode();
@@ -385,7 +365,7 @@ static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	switch (cmd) {
 	case PMUSER_IOC_INFO:
-		return pmuser_ioctl_info(uarg);
+		return pmuser_ioctl_info(file, uarg);
 	case PMUSER_IOC_CPU_INFO:
 		return pmuser_ioctl_cpu_info(uarg);
 	case PMUSER_IOC_CONFIGURE:
@@ -405,21 +385,35 @@ static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+static int pmuser_open(struct inode *inode, struct file *file)
+{
+	int ret = pmuser_priv_open(file);
+
+	return ret ? ret : nonseekable_open(inode, file);
+}
+
 static int pmuser_release(struct inode *inode, struct file *file)
 {
 	pmuser_access_release(file);
 	pmuser_ioctl_release(file);
+	pmuser_priv_release(file);
 	return 0;
 }
 
 static int pmuser_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return pmuser_counters_mmap(vma);
+	int ret = pmuser_priv_read_begin(file, false);
+
+	if (ret)
+		return ret;
+	ret = pmuser_counters_mmap(vma);
+	pmuser_priv_read_end();
+	return ret;
 }
 
 static const struct file_operations pmuser_fops = {
 	.owner = THIS_MODULE,
-	.open = nonseekable_open,
+	.open = pmuser_open,
 	.release = pmuser_release,
 	.mmap = pmuser_mmap,
 	.unlocked_ioctl = pmuser_ioctl,
@@ -507,6 +501,9 @@ static int __init pmuser_init(void)
 		pr_err("pmuser: group=%d is not a valid group id\n", group);
 		return -EINVAL;
 	}
+	ret = pmuser_priv_init();
+	if (ret)
+		return ret;
 	ret = pmuser_access_init(global_access);
 	if (ret)
 		return ret;

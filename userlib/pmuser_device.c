@@ -2,6 +2,7 @@
 /* pmuser: thin wrappers over the /dev/pmuser ioctls, returning 0 or -errno. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -88,17 +89,42 @@ int pmuser__perf_user_access(void)
 	return c == '0' ? 0 : c == '1' ? 1 : -2;
 }
 
+/* Which of pmuser's privilege rules (pmuser(7)) refused the caller, by its rights now. */
+static const char *refused_rule(unsigned long request)
+{
+	struct pmuser_info info;
+	uint32_t rights;
+	int fd = pmuser_device_open();
+
+	if (fd < 0 || pmuser_device_info(fd, &info) ||
+	    info.size < offsetof(struct pmuser_info, rights) + sizeof(info.rights)) {
+		if (fd >= 0)
+			close(fd);
+		return "refused by pmuser's privilege rules (pmuser(7))";
+	}
+	close(fd);
+	rights = info.rights;
+	if (!(rights & PMUSER_RIGHT_COUNT))
+		return "counting CPU-wide needs what perf needs for it (perf_event_paranoid <= 0, or CAP_PERFMON), or membership of the device's group where the module has group_user_counting=1";
+	if (request == PMUSER_IOC_GRANT && info.access_flags & PMUSER_INFO_USER_WRITES &&
+	    !(rights & PMUSER_RIGHT_PROGRAM))
+		return "this PMU's user access also writes it (ARMv7 PMUv2, ARM1176): a grant needs CAP_PERFMON";
+	if (!(rights & PMUSER_RIGHT_KERNEL))
+		return "counting kernel mode, or reading counters that count it, needs what perf needs for it (perf_event_paranoid <= 1, or CAP_PERFMON)";
+	return "refused by pmuser's privilege rules (pmuser(7))";
+}
+
 const char *pmuser_device_why(unsigned long request, int err, char *buf, size_t len)
 {
 	if (request == PMUSER_IOC_GRANT && err == -EPERM &&
 	    pmuser__perf_user_access() == 0)
 		snprintf(buf, len, "%s: kernel.perf_user_access is 0 (perf grants user reads only with it set to 1: sysctl kernel.perf_user_access=1)",
 			 strerror(-err));
-	else if (request == PMUSER_IOC_CONFIGURE && err == -EACCES)
-		snprintf(buf, len, "%s: counting kernel mode needs what perf needs for it (perf_event_paranoid <= 1, or CAP_PERFMON)",
-			 strerror(-err));
+	else if ((request == PMUSER_IOC_CONFIGURE || request == PMUSER_IOC_GRANT) &&
+		 err == -EACCES)
+		snprintf(buf, len, "%s: %s", strerror(-err), refused_rule(request));
 	else if (request == PMUSER_IOC_CONFIGURE && err == -EBUSY)
-		snprintf(buf, len, "%s: another file holds pmuser's counters, or another perf user's pinned events hold the counters asked for",
+		snprintf(buf, len, "%s: another file holds pmuser's counters, another perf user's pinned events hold the counters asked for, or (counting kernel mode) a reader without kernel-mode rights has the device open",
 			 strerror(-err));
 	else
 		snprintf(buf, len, "%s", strerror(-err));

@@ -62,6 +62,19 @@ enum pmuser_access_mode {
 /* pmuser_info.page_flags */
 #define PMUSER_PAGE_AWAY	0x1	/* the page keeps pmuser_page_cpu.away */
 
+/*
+ * pmuser_info.rights: what the calling thread may do now, by perf's rules for its own
+ * credentials or the administrator's opt-in (pmuser(7), "Privilege").
+ */
+/* Count user mode CPU-wide: CONFIGURE, GRANT and map the counter page. */
+#define PMUSER_RIGHT_COUNT	0x1
+/* Count kernel mode: needed wherever the configuration counts it, to hold or to read. */
+#define PMUSER_RIGHT_KERNEL	0x2
+/* Be granted where user access also writes the PMU (PMUSER_INFO_USER_WRITES). */
+#define PMUSER_RIGHT_PROGRAM	0x4
+/* COUNT comes from the device's group (module parameter group_user_counting=1), not perf. */
+#define PMUSER_RIGHT_BY_GROUP	0x8
+
 /* PMUSER_IOC_INFO: module-wide facts. */
 struct pmuser_info {
 	__u32 size;
@@ -80,6 +93,8 @@ struct pmuser_info {
 	__u32 page_cpu_stride;
 	__u32 access_flags;		/* out: PMUSER_INFO_* */
 	__u32 page_flags;		/* out: PMUSER_PAGE_* */
+	__u32 rights;			/* out: PMUSER_RIGHT_* of the calling thread */
+	__u32 reserved2;		/* out: 0 */
 };
 
 #define PMUSER_INFO_SIZE_VER0		168
