@@ -455,6 +455,33 @@ static inline int loop_judge(unsigned int hw, uint64_t n)
 }
 
 /*
+ * pmuser loaded again with extra module parameters after the suite's own (PMUSER_MODPARAMS):
+ * 0 or -errno. Unloading waits a moment for granted threads that are still exiting.
+ */
+static inline int module_reload(const char *extra)
+{
+	const char *base = getenv("PMUSER_MODPARAMS");
+	char params[256];
+	int fd, ret = 0, tries;
+
+	for (tries = 0; tries < 200; tries++) {
+		ret = syscall(__NR_delete_module, "pmuser", O_NONBLOCK) ? -errno : 0;
+		if (ret != -EWOULDBLOCK)
+			break;
+		usleep(5000);
+	}
+	if (ret && ret != -ENOENT)
+		return ret;
+	snprintf(params, sizeof(params), "%s %s", base ? base : "", extra);
+	fd = open("/lib/modules/pmuser.ko", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
  * QEMU's ARM1176 makes c15 read as zero at PL1 and undefined at PL0, so nothing can count
  * there. Only on ARMv6 may a counting test skip for that; elsewhere a trap is a real failure.
  */

@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
@@ -18,7 +19,6 @@
 
 #define USER_ID		1000
 #define GROUP_ID	990
-#define MODULE_PATH	"/lib/modules/pmuser.ko"
 #define PARANOID	"/proc/sys/kernel/perf_event_paranoid"
 #define HELPER		"/tmp/pmuser-priv-helper"
 #define HELPER_ENV	"PMUSER_PRIV_HELPER"
@@ -43,35 +43,11 @@ __attribute__((constructor)) static void priv_helper(void)
 	_exit(read_traps((unsigned int)strtoul(hw, NULL, 0)) ? 0 : 3);
 }
 
-static int module_load(const char *extra)
-{
-	const char *base = getenv("PMUSER_MODPARAMS");
-	char params[256];
-	int fd, ret;
-
-	snprintf(params, sizeof(params), "%s %s", base ? base : "", extra);
-	fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(__NR_finit_module, fd, params, 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
 /* pmuser reloaded with extra parameters, its node given to GROUP_ID as the udev rule does. */
-static int module_reload(const char *extra)
+static int module_reload_grouped(const char *extra)
 {
-	int tries, ret;
+	int ret = module_reload(extra);
 
-	for (tries = 0; tries < 200; tries++) {
-		ret = syscall(__NR_delete_module, "pmuser", O_NONBLOCK) ? -errno : 0;
-		if (ret != -EWOULDBLOCK)
-			break;
-		usleep(5000);
-	}
-	if (ret && ret != -ENOENT)
-		return ret;
-	ret = module_load(extra);
 	if (ret)
 		return ret;
 	if (chown(PMUSER_DEVICE, 0, GROUP_ID) || chmod(PMUSER_DEVICE, 0660))
@@ -197,6 +173,27 @@ static int probe_as_user(bool member, const struct probe_arg *a, struct probe *o
 	return status;
 }
 
+/*
+ * Becomes uid USER_ID in the device's group; with perfmon, keeping CAP_PERFMON alone (what a
+ * grant on a PMU whose user access writes it needs). 0 or -1.
+ */
+static int become_user(bool perfmon)
+{
+	struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };
+	struct { uint32_t effective, permitted, inheritable; } data[2] = { 0 };
+	gid_t gid = GROUP_ID;
+
+	if (perfmon && prctl(PR_SET_KEEPCAPS, 1L, 0L, 0L, 0L))
+		return -1;
+	if (setgroups(1, &gid) || setgid(USER_ID) || setuid(USER_ID))
+		return -1;
+	if (!perfmon)
+		return 0;
+	/* CAP_PERFMON is capability 38: bit 6 of the second word. */
+	data[1].effective = data[1].permitted = 1u << 6;
+	return syscall(__NR_capset, &hdr, data) ? -1 : 0;
+}
+
 static bool user_writes(int fd)
 {
 	struct pmuser_info info;
@@ -211,7 +208,7 @@ FIXTURE(priv) {
 FIXTURE_SETUP(priv)
 {
 	self->fd = -1;
-	ASSERT_EQ(0, module_reload("")) TH_LOG("reloading pmuser");
+	ASSERT_EQ(0, module_reload_grouped("")) TH_LOG("reloading pmuser");
 }
 
 FIXTURE_TEARDOWN(priv)
@@ -280,7 +277,7 @@ TEST_F(priv, group_opt_in_counts_user_mode_only)
 	unsigned int i;
 	struct probe p;
 
-	ASSERT_EQ(0, module_reload("group_user_counting=1"));
+	ASSERT_EQ(0, module_reload_grouped("group_user_counting=1"));
 	for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
 		ASSERT_EQ(0, paranoid_set(levels[i]));
 		ASSERT_EQ(0, probe_as_user(true, &a, &p));
@@ -321,7 +318,7 @@ TEST_F(priv, kernel_counts_only_for_kernel_readers)
 #if defined(PMUSER_FAST_V6)
 	SKIP(return, "the ARM1176 counts every mode: no configuration is user-only");
 #endif
-	ASSERT_EQ(0, module_reload("group_user_counting=1"));
+	ASSERT_EQ(0, module_reload_grouped("group_user_counting=1"));
 	ASSERT_EQ(0, paranoid_set(2));
 	self->fd = pmuser_device_open();
 	ASSERT_LE(0, self->fd);
@@ -412,7 +409,8 @@ TEST_F(priv, release_leaves_nothing_in_the_page)
 /*
  * A setuid exec ends a grant, as it ends perf's monitoring of the task: the thread's own
  * grant, and one a child inherited through PMUSER_ACCESS_PROCESS. The helper is this binary,
- * setuid root, reading inline right after the exec.
+ * setuid root, reading inline right after the exec. Where a grant can write the PMU, uid 1000
+ * keeps CAP_PERFMON to be granted at all.
  */
 TEST_F(priv, setuid_exec_ends_a_grant)
 {
@@ -420,6 +418,7 @@ TEST_F(priv, setuid_exec_ends_a_grant)
 	static const uint32_t flags[] = { 0, PMUSER_ACCESS_PROCESS };
 	char hw[16], self_path[256];
 	unsigned int i;
+	bool perfmon;
 	ssize_t n;
 
 	REQUIRE_COUNTING();
@@ -438,18 +437,19 @@ TEST_F(priv, setuid_exec_ends_a_grant)
 			 " && chmod 4755 " HELPER, self_path);
 		ASSERT_EQ(0, system(cmd));
 	}
+	perfmon = user_writes(self->fd);
 	for (i = 0; i < 2; i++) {
 		int status;
 		pid_t pid = fork();
 
 		ASSERT_LE(0, pid);
 		if (!pid) {
-			gid_t gid = GROUP_ID;
 			int fd;
 
-			if (setgroups(1, &gid) || setgid(USER_ID) || setuid(USER_ID))
+			if (become_user(perfmon))
 				_exit(125);
-			fd = pmuser_device_open();
+			/* Kept across the exec: the grant's file stays open in the new program. */
+			fd = open(PMUSER_DEVICE, O_RDWR);
 			sigill_count_install();
 			if (fd < 0 || pmuser_device_grant(fd, flags[i]))
 				_exit(10);
