@@ -404,20 +404,39 @@ static void pmuser_reap_fn(struct work_struct *work)
 	pmuser_hook_put(put);
 }
 
-/*
- * Installing the anchor restarted the PMU on this CPU. If a counter of pmuser's is in use
- * here, perf ran its start path and the read bits show whether perf_user_access allowed
- * them.
- */
-static bool pmuser_grant_effective(void)
+/* On the CPU: whether perf opened it to this thread, if perf started the PMU here. */
+static bool pmuser_grant_reads(struct perf_event *anchor, bool *known)
 {
 	bool ok;
 
 	preempt_disable();
-	ok = !READ_ONCE(*this_cpu_ptr(&pmuser_counters_live)) ||
-	     (pmuser_hw_userenr_read() & PMUSER_USERENR_READ) == PMUSER_USERENR_READ;
+	*known = READ_ONCE(*this_cpu_ptr(&pmuser_counters_live)) ||
+		 (READ_ONCE(anchor->state) == PERF_EVENT_STATE_ACTIVE &&
+		  READ_ONCE(anchor->oncpu) == smp_processor_id());
+	ok = (pmuser_hw_userenr_read() & PMUSER_USERENR_READ) == PMUSER_USERENR_READ;
 	preempt_enable();
 	return ok;
+}
+
+/*
+ * Whether perf lets the granted thread read: it opens the register only with
+ * kernel.perf_user_access=1, at a start of the PMU while the thread runs. Installing the
+ * anchor restarted the PMU on this CPU if a counter of pmuser's is in use here; otherwise
+ * perf starts it only for a counter in use, so the anchor counts for a moment (a flexible
+ * task event, which takes no counter from anyone) and perf's start shows the answer.
+ */
+static bool pmuser_grant_effective(struct perf_event *anchor)
+{
+	bool known, ok;
+
+	ok = pmuser_grant_reads(anchor, &known);
+	if (known)
+		return ok;
+	perf_event_enable(anchor);
+	ok = pmuser_grant_reads(anchor, &known);
+	perf_event_disable(anchor);
+	/* Moved to another CPU or found no free counter: perf starts nothing to look at. */
+	return ok || !known;
 }
 
 int pmuser_access_grant(struct file *file, u32 flags)
@@ -467,7 +486,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	g->task = get_task_struct(current);
 	pmuser_hook_add(g);
 	list_add(&g->node, &pmuser_grants);
-	if (!pmuser_grant_effective()) {
+	if (!pmuser_grant_effective(g->anchor)) {
 		pr_warn_ratelimited("pmuser: inline reads need sysctl kernel.perf_user_access=1\n");
 		put += pmuser_grant_free(g);
 		ret = -EPERM;

@@ -478,6 +478,32 @@ TEST_F(priv, setuid_exec_ends_a_grant)
 	unlink(HELPER);
 }
 
+/*
+ * arm64: perf lets EL0 read only with kernel.perf_user_access=1. Without it a grant could not
+ * work, so GRANT says so (EPERM), whether or not counters are held on the CPU.
+ */
+TEST_F(priv, grant_refused_while_perf_refuses_user_reads)
+{
+	struct pmuser_config cfg;
+
+#if !defined(__aarch64__)
+	SKIP(return, "perf_user_access is arm64's");
+#endif
+	self->fd = pmuser_device_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, sysctl_write("/proc/sys/kernel/perf_user_access", "0"));
+	EXPECT_EQ(-EPERM, pmuser_device_grant(self->fd, 0));
+	config_events(&cfg, 1, (const uint32_t[]){ EV_INST_RETIRED }, 1);
+	EXPECT_EQ(0, pmuser_device_configure(self->fd, &cfg));
+	EXPECT_EQ(-EPERM, pmuser_device_grant(self->fd, 0));
+	ASSERT_EQ(0, sysctl_write("/proc/sys/kernel/perf_user_access", "1"));
+	EXPECT_EQ(0, pmuser_device_release(self->fd));
+	EXPECT_EQ(0, pmuser_device_grant(self->fd, 0));
+	sigill_count_install();
+	EXPECT_EQ(0, pmuser_device_configure(self->fd, &cfg));
+	EXPECT_EQ(0, read_traps(cfg.events[0].hw_counter));
+}
+
 #define GRANT_THREADS	10000
 
 static void *grant_and_exit(void *arg)
