@@ -16,6 +16,20 @@
 #include "pmuser.h"
 #include "tool_opts.h"
 
+/* What this user may do, and which rule says so (pmuser(7), "Privilege"). */
+static void print_rights(uint32_t r, bool writes)
+{
+	printf("you may:  count user mode CPU-wide: %s\n",
+	       !(r & PMUSER_RIGHT_COUNT) ? "no (needs perf_event_paranoid <= 0 or CAP_PERFMON, or the device's group with the module's group_user_counting=1)" :
+	       r & PMUSER_RIGHT_BY_GROUP ? "yes (the device's group, group_user_counting=1)" :
+	       "yes (perf's rule: perf_event_paranoid <= 0 or CAP_PERFMON)");
+	printf("          count kernel mode: %s\n", r & PMUSER_RIGHT_KERNEL ? "yes (perf's rule)" :
+	       "no (needs perf_event_paranoid <= 1 or CAP_PERFMON)");
+	if (writes)
+		printf("          be granted reads that can write the PMU: %s\n",
+		       r & PMUSER_RIGHT_PROGRAM ? "yes (CAP_PERFMON)" : "no (needs CAP_PERFMON)");
+}
+
 static const char *access_name(uint32_t mode)
 {
 	switch (mode) {
@@ -272,6 +286,8 @@ int main(int argc, char **argv)
 	if (info.size > offsetof(struct pmuser_info, access_flags) &&
 	    (info.access_flags & PMUSER_INFO_USER_WRITES))
 		printf("          access also lets user space write the PMU (stop, reset or reprogram any counter): this PMU has no read-only user enable\n");
+	if (info.size >= offsetof(struct pmuser_info, rights) + sizeof(info.rights))
+		print_rights(info.rights, info.access_flags & PMUSER_INFO_USER_WRITES);
 	printf("held:     %u event counter(s)%s\n", info.nr_events,
 	       info.cycles_held ? " + cycle counter" : "");
 	ret = print_cpus(fd, &info, all_events);
