@@ -13,6 +13,8 @@
  * 32-bit ARM: the perf driver never touches the user-enable register; pmuser switches it
  * itself at every context switch (below), or sets it once everywhere with global_access=1.
  */
+#include <linux/binfmts.h>
+#include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
@@ -22,7 +24,6 @@
 #include <linux/rcupdate.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -77,21 +78,22 @@ void pmuser_access_cpu_down(void)
 		pmuser_hw_userenr_write(0);
 }
 
-struct linux_binprm;
-
 /* Drops the calling thread's access after an exec that changed its credentials. */
 static void pmuser_access_exec_drop(void);
 
 /*
- * perf detaches a task's events at an exec that leaves the process not dumpable by its user
- * (setuid, setgid, file capabilities): monitoring by the old user ends there. A grant ends
- * the same way, on every kernel: the sched_process_exec tracepoint fires after the new
- * credentials are committed, on the thread itself, with preemption off.
+ * perf detaches a task's events at an exec that makes the process not dumpable by its user
+ * (setuid, setgid, file capabilities): monitoring by the old user ends there. A grant ends at
+ * such an exec too, on every kernel: one the kernel runs in secure mode (AT_SECURE: setuid,
+ * setgid, capabilities gained) or that leaves the effective ids apart from the real ones.
+ * The sched_process_exec tracepoint fires after the new credentials are committed, on the
+ * thread itself, with preemption off.
  */
 static void pmuser_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 			      struct linux_binprm *bprm)
 {
-	if (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER)
+	if (bprm->secureexec || !uid_eq(current_euid(), current_uid()) ||
+	    !gid_eq(current_egid(), current_gid()))
 		pmuser_access_exec_drop();
 }
 

@@ -57,8 +57,10 @@ struct pmuser_file {
 
 int pmuser_priv_open(struct file *file)
 {
-	file->private_data = kzalloc(sizeof(struct pmuser_file), GFP_KERNEL);
-	return file->private_data ? 0 : -ENOMEM;
+	struct pmuser_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+
+	file->private_data = pf;
+	return pf ? 0 : -ENOMEM;
 }
 
 void pmuser_priv_release(struct file *file)
@@ -142,13 +144,15 @@ static int pmuser_priv_need(u32 rights, u32 need, const char *what)
 
 	if (!missing)
 		return 0;
-	pr_info_ratelimited("pmuser: %s[%d] may not %s: %s\n", current->comm,
-			    task_pid_nr(current), what,
-			    missing & PMUSER_RIGHT_COUNT ?
-			    "counting CPU-wide needs perf_event_paranoid <= 0 or CAP_PERFMON, or the device's group with group_user_counting=1" :
-			    missing & PMUSER_RIGHT_KERNEL ?
-			    "counting kernel mode needs perf_event_paranoid <= 1 or CAP_PERFMON" :
-			    "this PMU's user access also writes it: a grant needs CAP_PERFMON");
+	if (missing & PMUSER_RIGHT_COUNT)
+		pr_info_ratelimited("pmuser: %s[%d] may not %s: counting CPU-wide needs perf_event_paranoid <= 0 or CAP_PERFMON, or the device's group with group_user_counting=1\n",
+				    current->comm, task_pid_nr(current), what);
+	else if (missing & PMUSER_RIGHT_KERNEL)
+		pr_info_ratelimited("pmuser: %s[%d] may not %s: counting kernel mode needs perf_event_paranoid <= 1 or CAP_PERFMON\n",
+				    current->comm, task_pid_nr(current), what);
+	else
+		pr_info_ratelimited("pmuser: %s[%d] may not %s: this PMU's user access also writes it, so a grant needs CAP_PERFMON\n",
+				    current->comm, task_pid_nr(current), what);
 	return -EACCES;
 }
 
