@@ -198,8 +198,14 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 			r[i].hw = cfg.events[0].hw_counter;
 			r[i].counting = self->counting;
 			ASSERT_EQ(0, pthread_create(&r[i].thread, NULL, unload_reader_main, &r[i]));
+			/*
+			 * Sleep, not sched_yield(): a yielding waiter switched with the reader
+			 * already counting on its CPU at every turn, each switch voiding that
+			 * reader's loop (it retries), and under QEMU such switches cost about 30
+			 * times their guest time in host time (3.8 s of a cycle's 4 s).
+			 */
 			while (!r[i].ready)
-				sched_yield();
+				usleep(1000);
 			ASSERT_EQ(0, r[i].grant_ret);
 		}
 		/* Let every reader count a few loops with the module in place. */
