@@ -3,8 +3,10 @@
 # tests and a job script; prints what the job printed and exits with the job's status.
 #
 # usage: emu/run-guest.sh TARGET JOB_SCRIPT [FILE...]      (FILEs land in the guest's /root)
-# env:   PMUSER_TIMEOUT (host seconds for the whole job, default 1800), PMUSER_TEST_TIMEOUT
-#        (host seconds per test binary, default 600), PMUSER_SMP (CPUs, default per target),
+# env:   PMUSER_TEST_TIMEOUT (guest seconds per test binary, default 300), PMUSER_TIMEOUT
+#        (guest seconds for the whole job, default 1200), PMUSER_HOST_TIMEOUT (host seconds for
+#        the whole job, default 2700), PMUSER_STALL_TIMEOUT (host seconds the guest's clock may
+#        stand still, default 300), PMUSER_SMP (CPUs, default per target),
 #        PMUSER_ICOUNT (default 1: -icount shift=0, deterministic instruction counts),
 #        PMUSER_EXTRA_MODULES (more .ko files for /lib/modules), PMUSER_GUEST_ENV (lines for
 #        the guest's environment)
@@ -16,9 +18,15 @@ job=$2
 shift 2
 
 smp=${PMUSER_SMP:-$T_SMP}
-# Seconds one test binary may take, on the host's clock and (a backstop that lets the next
-# test run) the guest's; the whole job gets PMUSER_TIMEOUT.
-test_limit=${PMUSER_TEST_TIMEOUT:-600}
+# The budgets count in guest seconds: under -icount the guest's clock runs on the instructions
+# executed, so a test's cost there is the same on an idle host and a busy one (a busy host only
+# runs it slower). One test binary may take PMUSER_TEST_TIMEOUT of them (the guest stops it and
+# runs the next), the job PMUSER_TIMEOUT. Host-time backstops catch hangs that stop the guest's
+# clock or crawl (guest-console.pl). Without -icount the guest's clock is the host's.
+test_limit=${PMUSER_TEST_TIMEOUT:-300}
+limit=${PMUSER_TIMEOUT:-1200}
+host_limit=${PMUSER_HOST_TIMEOUT:-2700}
+stall_limit=${PMUSER_STALL_TIMEOUT:-300}
 work=$T_BUILD/guest
 stage=$work/initramfs.d
 rm -rf "$stage"
@@ -130,48 +138,82 @@ esac
 qemu+=(-append "$append")
 
 log=$work/console.log
-limit=${PMUSER_TIMEOUT:-1800}
-# Console lines are stamped with host seconds (guest-console.pl), which the limits count in.
+# Console lines are stamped with host seconds (guest-console.pl), which asks QEMU's monitor for
+# the guest's clock and keeps the limits.
+qmp_dir=$(mktemp -d)
+trap 'rm -rf "$qmp_dir"' EXIT
+qemu+=(-qmp "unix:$qmp_dir/qmp.sock,server=on,wait=off")
 set +e
-perl "$here/guest-console.pl" "$test_limit" timeout "$limit" "${qemu[@]}" </dev/null >"$log"
+perl "$here/guest-console.pl" --qmp "$qmp_dir/qmp.sock" --test "$test_limit" --job "$limit" \
+	--stall "$stall_limit" --host "$host_limit" "${qemu[@]}" </dev/null >"$log"
 qemu_rc=$?
 set -e
 cut -d' ' -f2- "$log" >"$log.txt"
-# host_times: "# host time: TEST S s" for each test the job started (the last one until the
-# job's end), and the job's total.
-host_times() {
-	awk '$2 == "#" && $3 == "guest" && $4 == "test:" && $6 == "(uptime" {
-			if (name != "") printf "# host time: %s %.1f s\n", name, $1 - t
-			name = $5; t = $1 }
-		$2 ~ /^@@PMUSER-EXIT/ { if (name != "") printf "# host time: %s %.1f s\n", name, $1 - t
-			name = "" }
+# report_times: "# time: TEST H s host, G s guest" for each test the job started (the one stopped
+# with what it had used), and the job's total.
+report_times() {
+	awk '$2 == "#" && $3 == "guest" && $4 == "test:" && $6 == "(uptime" { name = $5; t = $1 }
+		$2 == "#" && $3 == "guest" && $4 == "test:" && $6 == "took" && $5 == name {
+			printf "# time: %s %.1f s host, %s s guest\n", name, $1 - t, $7; name = "" }
+		$2 == "@@PMUSER-STOP" && $5 == name {
+			printf "# time: %s %.1f s host, %s s guest (stopped)\n", name, $7, $6; name = "" }
+		$2 == "@@PMUSER-CLOCK" { guest = $3 }
 		{ end = $1 }
-		END { if (name != "") printf "# host time: %s %.1f s (still running)\n", name, end - t
-			printf "# host time: whole job %.1f s of its %d s limit\n", end, limit }' \
-		limit="$limit" "$log"
+		END { if (name != "") printf "# time: %s %.1f s host (still running)\n", name, end - t
+			printf "# time: whole job %.1f s host, %s s guest (limits: %d s guest, %d s host)\n",
+			end, guest == "" ? "?" : guest, limit, host_limit }' \
+		limit="$limit" host_limit="$host_limit" "$log"
 }
 if ! grep -q '^@@PMUSER-EXIT ' "$log.txt"; then
-	# What the job printed so far, then one failing line naming the test that was running.
-	awk '/^@@PMUSER-BEGIN/ { on = 1; next } on' "$log.txt"
-	host_times
+	# What the job printed so far, then one failing line naming the test that was running and
+	# the limit that ran out.
+	awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-(STOP|CLOCK)/ { next } on' "$log.txt"
+	report_times
 	last=$(grep '^# guest test: .*(uptime ' "$log.txt" | tail -n1)
-	if grep -q '^@@PMUSER-TEST-TIMEOUT ' "$log.txt"; then
-		why="was stopped: the test ran longer than its ${test_limit} s (PMUSER_TEST_TIMEOUT)"
-	elif [ "$qemu_rc" = 124 ]; then
-		why="ran out of its ${limit} s (PMUSER_TIMEOUT)"
+	last=${last#\# guest test: }
+	last=${last%% (uptime *}
+	stop=$(grep '^@@PMUSER-STOP ' "$log.txt" | tail -n1)
+	if [ -n "$stop" ]; then
+		read -r _ kind lim test tguest thost jguest <<<"$stop"
+		case "$kind" in
+		test)
+			why="the test used more than its $lim s of guest time (PMUSER_TEST_TIMEOUT)"
+			why+=" and the guest did not stop it"
+			;;
+		job) why="the job used its $lim s of guest time (PMUSER_TIMEOUT)" ;;
+		stall)
+			why="the guest's clock stood still (or could not be read) for $lim s of host"
+			why+=" time (PMUSER_STALL_TIMEOUT)"
+			;;
+		*) why="the job used its $lim s of host time (PMUSER_HOST_TIMEOUT)" ;;
+		esac
+		used_test="the test had used $tguest s of guest time, $thost s of host time"
+		used_job="the job had used $jguest s of guest time"
+		if [ "$jguest" = '?' ]; then
+			used_test="the test had run $thost s of host time; the guest's clock was never read"
+			used_job="the guest's clock was never read"
+		fi
+		if [ "$test" != - ]; then
+			line="$test: the guest job was stopped during this test: $why; $used_test"
+		elif [ -n "$last" ]; then
+			line="$T_NAME: the guest job was stopped after $last ended: $why; $used_job"
+		else
+			line="$T_NAME: the guest job was stopped before any test started: $why; $used_job"
+		fi
+		why="was stopped: $why"
 	else
 		why="did not finish (qemu status $qemu_rc)"
+		if [ -n "$last" ]; then
+			line="$last: the guest job $why during this test"
+		else
+			line="$T_NAME: the guest job $why before any test started"
+		fi
 	fi
-	if [ -n "$last" ]; then
-		name=${last#\# guest test: }
-		echo "not ok 1 ${name%% (uptime *}: the guest job $why during this test"
-	else
-		echo "not ok 1 $T_NAME: the guest job $why before any test started"
-	fi
+	echo "not ok 1 $line"
 	echo "run-guest: $T_NAME: the job $why; console tail:" >&2
 	tail -n 40 "$log.txt" >&2
 	exit 125
 fi
 awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-EXIT/ { exit } on' "$log.txt"
-host_times
+report_times
 exit "$(sed -n 's/^@@PMUSER-EXIT \([0-9]*\).*/\1/p' "$log.txt" | tail -n1)"
