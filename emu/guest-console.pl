@@ -4,7 +4,8 @@
 # time budgets, which count in the guest's seconds: under -icount QEMU's clock runs on the
 # instructions executed, so what a test costs there does not depend on the host's load. Every
 # POLL host seconds (and when a test starts or the job ends) it asks QEMU's monitor for its
-# clock ("info jit": host minus guest clock); without -icount the guest's clock is the host's.
+# clock ("info jit": host minus guest clock, which --icount requires); without -icount the
+# guest's clock is the host's.
 #
 # A test binary the guest announced ("# guest test: NAME (uptime S)") may run TEST guest
 # seconds (the guest stops it then; this is the backstop, at TEST + max(10, TEST / 10)), the
@@ -16,8 +17,8 @@
 # clock never read) and the guest is stopped. At the end a line "@@PMUSER-CLOCK GUEST_S" gives
 # the guest's clock at the job's end (or the last known). Exits with COMMAND's status.
 #
-# usage: guest-console.pl --qmp SOCKET [--test S] [--job S] [--stall S] [--host S] [--poll S]
-#                         COMMAND...      (a limit of 0 is no limit)
+# usage: guest-console.pl --qmp SOCKET [--icount] [--test S] [--job S] [--stall S] [--host S]
+#                         [--poll S] COMMAND...      (a limit of 0 is no limit)
 use strict;
 use warnings;
 use Getopt::Long qw(:config require_order);
@@ -30,10 +31,11 @@ use Time::HiRes qw(clock_gettime CLOCK_MONOTONIC);
 sub now { return clock_gettime(CLOCK_MONOTONIC); }
 
 my %lim = (test => 0, job => 0, stall => 0, host => 0);
-my ($qmp_path, $poll) = (undef, 5);
-GetOptions('qmp=s' => \$qmp_path, 'poll=f' => \$poll, map { ("$_=f" => \$lim{$_}) } keys %lim)
-	&& @ARGV or die "usage: guest-console.pl --qmp SOCKET [--test S] [--job S] [--stall S]"
-	. " [--host S] [--poll S] COMMAND...\n";
+my ($qmp_path, $poll, $icount) = (undef, 5, 0);
+GetOptions('qmp=s' => \$qmp_path, 'poll=f' => \$poll, 'icount' => \$icount,
+	map { ("$_=f" => \$lim{$_}) } keys %lim)
+	&& @ARGV or die "usage: guest-console.pl --qmp SOCKET [--icount] [--test S] [--job S]"
+	. " [--stall S] [--host S] [--poll S] COMMAND...\n";
 my $t0 = now();
 $| = 1;
 my $pid = open(my $in, '-|') // die "guest-console: fork: $!\n";
@@ -69,9 +71,10 @@ sub guest_clock {
 			my $reply = eval { decode_json($1) } // next;
 			my $text = $reply->{return};
 			next if !defined $text || ref $text;	# the greeting, events, other replies
-			# "Host - Guest clock  N ms" (host: QEMU's run time), printed only with -icount.
-			return $text =~ /Host - Guest clock\s+(-?\d+) ms/ ? now() - $t0 - $1 / 1000
-				: now() - $t0;
+			# "Host - Guest clock  N ms" (host: QEMU's run time), printed only with -icount;
+			# with --icount a reply without it counts as no answer.
+			return now() - $t0 - $1 / 1000 if $text =~ /Host - Guest clock\s+(-?\d+) ms/;
+			return $icount ? undef : now() - $t0;
 		}
 		last if !$qsel->can_read($deadline - now());
 		my $n = sysread($qmp, $qmp_buf, 65536, length $qmp_buf);

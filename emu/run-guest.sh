@@ -143,9 +143,11 @@ log=$work/console.log
 qmp_dir=$(mktemp -d)
 trap 'rm -rf "$qmp_dir"' EXIT
 qemu+=(-qmp "unix:$qmp_dir/qmp.sock,server=on,wait=off")
+watch=(--qmp "$qmp_dir/qmp.sock" --test "$test_limit" --job "$limit" --stall "$stall_limit"
+	--host "$host_limit")
+[ "${PMUSER_ICOUNT:-1}" = 1 ] && watch+=(--icount)
 set +e
-perl "$here/guest-console.pl" --qmp "$qmp_dir/qmp.sock" --test "$test_limit" --job "$limit" \
-	--stall "$stall_limit" --host "$host_limit" "${qemu[@]}" </dev/null >"$log"
+perl "$here/guest-console.pl" "${watch[@]}" "${qemu[@]}" </dev/null >"$log"
 qemu_rc=$?
 set -e
 cut -d' ' -f2- "$log" >"$log.txt"
