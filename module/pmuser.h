@@ -65,6 +65,8 @@ int pmuser_access_revoke(struct file *file);
 void pmuser_access_release(struct file *file);
 /* At every context switch, on the CPU with interrupts off (sched_switch). */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next);
+/* Learns which of perf's PMUs serves cpu (process context, cpu online). */
+void pmuser_access_learn_pmu(unsigned int cpu);
 /* Re-establish this CPU's user-enable register after hotplug or power-down. */
 void pmuser_access_cpu_up(void);
 void pmuser_access_cpu_down(void);

@@ -144,11 +144,58 @@ static void pmuser_access_exec_drop(void)
 /* config1 bit 1 is the arm64 PMU's "rdpmc" format field. */
 #define PMUSER_ATTR_RDPMC	BIT(1)
 
+/*
+ * CPU PMUs a grant covers at most. perf registers one PMU per kind of core (big.LITTLE and
+ * DynamIQ phones have two or three); each CPU's is learnt when it comes online, from a
+ * CPU-bound event perf places on it.
+ */
+#define PMUSER_MAX_PMUS		8
+static DEFINE_PER_CPU(u32, pmuser_pmu_type);
+
+void pmuser_access_learn_pmu(unsigned int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+	if (IS_ERR(event))
+		return;
+	WRITE_ONCE(per_cpu(pmuser_pmu_type, cpu), event->pmu->type);
+	perf_event_release_kernel(event);
+}
+
+/* The distinct PMU types of the CPUs learnt so far; PERF_TYPE_RAW if none is known. */
+static unsigned int pmuser_pmu_types(u32 types[PMUSER_MAX_PMUS])
+{
+	unsigned int cpu, n = 0, i;
+
+	for_each_possible_cpu(cpu) {
+		u32 type = READ_ONCE(per_cpu(pmuser_pmu_type, cpu));
+
+		if (!type)
+			continue;
+		for (i = 0; i < n && types[i] != type; i++)
+			;
+		if (i == n && n < PMUSER_MAX_PMUS)
+			types[n++] = type;
+	}
+	if (!n)
+		types[n++] = PERF_TYPE_RAW;
+	return n;
+}
+
 struct pmuser_grant {
 	struct list_head node;
 	struct file *file;
 	struct task_struct *task;
-	struct perf_event *anchor;
+	/* One anchor per CPU PMU (cluster): perf grants reads only where its event's PMU is. */
+	struct perf_event *anchor[PMUSER_MAX_PMUS];
+	unsigned int nr_anchors;
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 	struct preempt_notifier exit_hook;
 	bool detached;		/* released while its thread ran on: the hook frees it */
@@ -349,11 +396,20 @@ static struct pmuser_grant *pmuser_grant_find(struct task_struct *task)
 	return NULL;
 }
 
+static void pmuser_anchors_release(struct pmuser_grant *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nr_anchors; i++)
+		perf_event_release_kernel(g->anchor[i]);
+	g->nr_anchors = 0;
+}
+
 /* Under pmuser_grants_lock: the count of notifier references to drop once it is released. */
 static unsigned int pmuser_grant_free(struct pmuser_grant *g)
 {
 	list_del(&g->node);
-	perf_event_release_kernel(g->anchor);
+	pmuser_anchors_release(g);
 	if (!pmuser_hook_remove(g))
 		return 0;
 	pmuser_grant_kfree(g);
@@ -371,15 +427,20 @@ void pmuser_access_counters_live(unsigned int cpu, bool live)
  */
 static bool pmuser_grant_dead(struct pmuser_grant *g)
 {
-	bool dead;
+	bool dead = true;
+	unsigned int i;
 
 	if (!READ_ONCE(g->task->exit_state))
 		return false;
-	if (!g->anchor->attr.inherit)
-		return true;
-	mutex_lock(&g->anchor->child_mutex);
-	dead = list_empty(&g->anchor->child_list);
-	mutex_unlock(&g->anchor->child_mutex);
+	for (i = 0; i < g->nr_anchors && dead; i++) {
+		struct perf_event *anchor = g->anchor[i];
+
+		if (!anchor->attr.inherit)
+			continue;
+		mutex_lock(&anchor->child_mutex);
+		dead = list_empty(&anchor->child_list);
+		mutex_unlock(&anchor->child_mutex);
+	}
 	return dead;
 }
 
@@ -407,14 +468,16 @@ static void pmuser_reap_fn(struct work_struct *work)
 }
 
 /* On the CPU: whether perf opened it to this thread, if perf started the PMU here. */
-static bool pmuser_grant_reads(struct perf_event *anchor, bool *known)
+static bool pmuser_grant_reads(const struct pmuser_grant *g, bool *known)
 {
+	unsigned int i;
 	bool ok;
 
 	preempt_disable();
-	*known = READ_ONCE(*this_cpu_ptr(&pmuser_counters_live)) ||
-		 (READ_ONCE(anchor->state) == PERF_EVENT_STATE_ACTIVE &&
-		  READ_ONCE(anchor->oncpu) == smp_processor_id());
+	*known = READ_ONCE(*this_cpu_ptr(&pmuser_counters_live));
+	for (i = 0; i < g->nr_anchors; i++)
+		*known |= READ_ONCE(g->anchor[i]->state) == PERF_EVENT_STATE_ACTIVE &&
+			  READ_ONCE(g->anchor[i]->oncpu) == smp_processor_id();
 	ok = (pmuser_hw_userenr_read() & PMUSER_USERENR_READ) == PMUSER_USERENR_READ;
 	preempt_enable();
 	return ok;
@@ -423,20 +486,23 @@ static bool pmuser_grant_reads(struct perf_event *anchor, bool *known)
 /*
  * Whether perf lets the granted thread read: it opens the register only with
  * kernel.perf_user_access=1, at a start of the PMU while the thread runs. Installing the
- * anchor restarted the PMU on this CPU if a counter of pmuser's is in use here; otherwise
- * perf starts it only for a counter in use, so the anchor counts for a moment (a flexible
- * task event, which takes no counter from anyone) and perf's start shows the answer.
+ * anchors restarts the PMU of this CPU only through the anchor of that PMU, and only if a
+ * counter is in use there; so unless the register is open already, the anchors count for a
+ * moment (flexible task events, which take no counter from anyone) and perf's start of the
+ * PMU they land on shows the answer.
  */
-static bool pmuser_grant_effective(struct perf_event *anchor)
+static bool pmuser_grant_effective(const struct pmuser_grant *g)
 {
+	unsigned int i;
 	bool known, ok;
 
-	ok = pmuser_grant_reads(anchor, &known);
-	if (known)
-		return ok;
-	perf_event_enable(anchor);
-	ok = pmuser_grant_reads(anchor, &known);
-	perf_event_disable(anchor);
+	if (pmuser_grant_reads(g, &known))
+		return true;
+	for (i = 0; i < g->nr_anchors; i++)
+		perf_event_enable(g->anchor[i]);
+	ok = pmuser_grant_reads(g, &known);
+	for (i = 0; i < g->nr_anchors; i++)
+		perf_event_disable(g->anchor[i]);
 	/* Moved to another CPU or found no free counter: perf starts nothing to look at. */
 	return ok || !known;
 }
@@ -454,33 +520,41 @@ int pmuser_access_grant(struct file *file, u32 flags)
 		.inherit = !!(flags & PMUSER_ACCESS_PROCESS),
 	};
 	struct pmuser_grant *g, *old;
-	unsigned int put = 0;
+	u32 types[PMUSER_MAX_PMUS];
+	unsigned int put = 0, n, i;
 	int ret = 0;
 
 	/*
-	 * The anchor and the notifier reference are made before pmuser_grants_lock is taken:
+	 * The anchors and the notifier reference are made before pmuser_grants_lock is taken:
 	 * both may enable a static key, which takes cpus_read_lock(), while CONFIGURE holds
 	 * that and then waits for pmuser_grants_lock (pmuser_access_counters_gone()).
 	 */
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;
-	g->anchor = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
-	if (IS_ERR(g->anchor)) {
-		ret = PTR_ERR(g->anchor);
-		goto err_free;
+	n = pmuser_pmu_types(types);
+	for (i = 0; i < n; i++) {
+		struct perf_event *anchor;
+
+		attr.type = types[i];
+		anchor = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+		if (IS_ERR(anchor)) {
+			ret = PTR_ERR(anchor);
+			goto err_anchors;
+		}
+		g->anchor[g->nr_anchors++] = anchor;
 	}
 	pmuser_hook_get();
 	mutex_lock(&pmuser_grants_lock);
 	put = pmuser_grants_reap();
 	old = pmuser_grant_find(current);
 	/* An anchor perf detached at a setuid exec grants nothing: a new grant replaces it. */
-	if (old && READ_ONCE(old->anchor->state) == PERF_EVENT_STATE_EXIT) {
+	if (old && READ_ONCE(old->anchor[0]->state) == PERF_EVENT_STATE_EXIT) {
 		put += pmuser_grant_free(old);
 		old = NULL;
 	}
 	if (old) {
-		if (old->file != file || old->anchor->attr.inherit != attr.inherit)
+		if (old->file != file || old->anchor[0]->attr.inherit != attr.inherit)
 			ret = -EEXIST;
 		goto err_granted;
 	}
@@ -488,7 +562,7 @@ int pmuser_access_grant(struct file *file, u32 flags)
 	g->task = get_task_struct(current);
 	pmuser_hook_add(g);
 	list_add(&g->node, &pmuser_grants);
-	if (!pmuser_grant_effective(g->anchor)) {
+	if (!pmuser_grant_effective(g)) {
 		pr_warn_ratelimited("pmuser: inline reads need sysctl kernel.perf_user_access=1\n");
 		put += pmuser_grant_free(g);
 		ret = -EPERM;
@@ -505,8 +579,8 @@ err_granted:
 	 */
 	mutex_unlock(&pmuser_grants_lock);
 	pmuser_hook_put(put + 1);
-	perf_event_release_kernel(g->anchor);
-err_free:
+err_anchors:
+	pmuser_anchors_release(g);
 	kfree(g);
 	return ret;
 }
@@ -567,13 +641,15 @@ void pmuser_access_release(struct file *file)
 
 /*
  * Closes a CPU unless perf grants its running thread reads for some rdpmc event other than
- * the anchor of the thread's own grant: its own perf self-monitoring events, or an anchor it
+ * the anchors of the thread's own grant: its own perf self-monitoring events, or an anchor it
  * inherited from a PMUSER_ACCESS_PROCESS grant (perf keeps that thread's reads open as its
  * own). Runs on each CPU while the caller holds pmuser_grants_lock, so the list is stable.
  */
 static void pmuser_userenr_clear(void *unused)
 {
-	if (pmuser_compat_task_nr_user(current) <= (pmuser_grant_find(current) ? 1 : 0))
+	const struct pmuser_grant *g = pmuser_grant_find(current);
+
+	if (pmuser_compat_task_nr_user(current) <= (g ? g->nr_anchors : 0))
 		pmuser_hw_userenr_write(0);
 }
 
@@ -610,6 +686,11 @@ void pmuser_access_exit(void)
 }
 
 #else /* 32-bit ARM */
+
+/* perf's 32-bit drivers never open the register: grants need no anchor of perf's. */
+void pmuser_access_learn_pmu(unsigned int cpu)
+{
+}
 
 /* The thread notifier below writes the register at every switch. */
 void pmuser_access_switch(struct task_struct *prev, struct task_struct *next)

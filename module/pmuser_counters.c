@@ -916,6 +916,7 @@ static int pmuser_cpu_online(unsigned int cpu)
 {
 	int ret;
 
+	pmuser_access_learn_pmu(cpu);
 	pmuser_access_cpu_up();
 	mutex_lock(&pmuser_cfg_lock);
 	if (pmuser_owner && cpumask_test_cpu(cpu, &pmuser_cpus)) {

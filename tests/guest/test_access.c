@@ -783,6 +783,57 @@ TEST_F(access, displaced_counters_under_a_running_heir_leave_nothing_readable)
 }
 
 /* Without PMUSER_ACCESS_PROCESS the grant is the calling thread's alone. */
+/*
+ * A granted thread that moves between CPUs reads on every one of them, whichever PMU perf
+ * registered for it: on big.LITTLE (arm64-7.3-bl) each cluster has its own, and perf opens
+ * reads only on CPUs whose PMU has one of the thread's events. Regions across a move come
+ * back flagged, never wrong.
+ */
+TEST_F(access, granted_thread_reads_on_every_cpu_it_moves_to)
+{
+	struct pmuser_counters_attr attr;
+	struct pmuser_counters *c;
+	unsigned int round, traps = 0, valid = 0;
+	char why[256];
+	int cpu;
+
+	REQUIRE_PER_THREAD();
+	if (self->ncpus < 2)
+		SKIP(return, "one CPU: nowhere to move");
+	ASSERT_EQ(0, pmuser_device_grant(self->fd, 0));
+	for (round = 0; round < 20; round++) {
+		cpu = (int)(round % (unsigned int)self->ncpus);
+		ASSERT_EQ(0, pmuser_thread_pin(cpu));
+		traps += read_traps(self->hw);
+		traps += read_traps(PMUSER_HW_CYCLE);
+	}
+	EXPECT_EQ(0U, traps) TH_LOG("inline reads trapped after moving between CPUs");
+	close(self->fd);
+	self->fd = -1;
+	/* The library's module backend across moves: each region valid, or flagged. */
+	pmuser_counters_attr_init(&attr);
+	attr.backend = PMUSER_BACKEND_MODULE;
+	attr.flags = PMUSER_COUNTERS_CYCLES;
+	attr.nr_events = 1;
+	attr.events[0].event = EV_INST_RETIRED;
+	ASSERT_EQ(0, pmuser_counters_open(&attr, &c, why, sizeof(why))) TH_LOG("%s", why);
+	for (round = 0; round < 20; round++) {
+		struct pmuser_region r;
+
+		pmuser_region_start(c, &r);
+		spin2(1000);
+		if (round % 4 == 3)
+			pmuser_thread_pin((int)((round / 4) % (unsigned int)self->ncpus));
+		pmuser_region_stop(c, &r);
+		if (r.valid) {
+			valid++;
+			EXPECT_LE(2000ULL, r.raw[1]) TH_LOG("round %u", round);
+		}
+	}
+	pmuser_counters_close(c);
+	EXPECT_LT(0U, valid);
+}
+
 TEST_F(access, thread_grant_is_not_inherited)
 {
 	struct access_thread child;
