@@ -81,7 +81,7 @@ $(foreach f,$(SAMPLE_FAMILIES),$(eval $(call tool_rule,$(patsubst \
 	u,$(f) $(FAMILY_USES_$(f)),$(call family_objs,$(u))))))
 $(foreach f,$(SAMPLE_FAMILIES),$(if $(FAMILY_USES_$(f)),$(eval $(OUT)/samples/$(f)/%.o: \
 	SAMPLE_EXTRA = $(addprefix -I$(TOP)/samples/,$(FAMILY_USES_$(f))))))
-$(eval $(call tool_rule,$(OUT)/bin/pmu-info $(OUT)/bin/pmu-hello,,))
+$(eval $(call tool_rule,$(OUT)/bin/pmu-info $(OUT)/bin/pmu-hello $(OUT)/bin/pmu-scale,,))
 
 # pmu-overhead and its peers (samples/overhead/): Linux's libperf and PAPI, where the caller
 # names them (emu/build.sh does for arm64 from emu/setup.sh fetch_peers), e.g.
@@ -234,10 +234,10 @@ print-version:
 .PHONY: shlib host-tools man-pages install dkms-tree dkms-install uninstall deb print-version FORCE
 
 # ---- x86 host: emulated targets ----------------------------------------------------------
-TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt
+TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt arm64-7.3-max arm64-7.3-bl
 TARGET ?= arm64-6.1
 
-.PHONY: setup demo check check-quick check-host vm-run $(addprefix check-,$(TARGETS)) $(addprefix build-,$(TARGETS))
+.PHONY: setup demo bench-scale check check-quick check-host vm-run $(addprefix check-,$(TARGETS)) $(addprefix build-,$(TARGETS))
 setup:
 	bash $(TOP)/emu/setup.sh
 
@@ -263,6 +263,10 @@ check-quick:
 
 demo:
 	bash $(TOP)/emu/demo.sh
+
+# The module's per-call costs on guests of 1 to 32 CPUs (emu/bench-scale.sh).
+bench-scale:
+	bash $(TOP)/emu/bench-scale.sh
 
 # CMD and FILES reach the shell as given: make expands neither, single quotes survive.
 vm-run:

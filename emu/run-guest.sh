@@ -131,7 +131,19 @@ armel-*)
 	dtc -q -I dts -O dtb -o "$work/rpi0.dtb" "$work/rpi0.dts"
 	qemu+=(-dtb "$work/rpi0.dtb")
 	;;
+*-bl)
+	# big.LITTLE as perf sees it: two CPU PMUs of different compatibles over disjoint CPUs
+	# (GICv3 PPI partitions, emu/bl-dts.py), so perf registers one PMU per cluster.
+	qemu[2]=$T_MACHINE,gic-version=3
+	qemu+=(-smp "$smp")
+	"${qemu[@]}" -machine dumpdtb="$work/virt.dtb" >/dev/null 2>&1
+	dtc -q -I dtb -O dts "$work/virt.dtb" | python3 "$here/bl-dts.py" >"$work/virt.dts"
+	dtc -q -I dts -O dtb -o "$work/virt-bl.dtb" "$work/virt.dts"
+	qemu+=(-dtb "$work/virt-bl.dtb")
+	;;
 *)
+	# GICv2 serves at most 8 CPUs; GICv3 up to 512.
+	[ "$smp" -gt 8 ] && qemu[2]=$T_MACHINE,gic-version=3
 	qemu+=(-smp "$smp")
 	;;
 esac

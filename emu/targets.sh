@@ -2,17 +2,20 @@
 # Sourced by the emu scripts; pmuser_target NAME sets the variables below or fails.
 # shellcheck shell=bash
 
-PMUSER_TARGETS="arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt"
+PMUSER_TARGETS="arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt arm64-7.3-max arm64-7.3-bl"
 
 pmuser_target() {
 	T_NAME=$1
 	case "$1" in
-	arm64-6.1 | arm64-6.12 | arm64-7.3 | arm64-7.3-rt)
+	arm64-6.1 | arm64-6.12 | arm64-7.3 | arm64-7.3-rt | arm64-7.3-max | arm64-7.3-bl)
 		T_ARCH=arm64 T_DEBARCH=arm64 T_FLAVOUR=arm64
 		# The PREEMPT_RT flavour; like the others it has KVM, hence preempt notifiers.
 		[ "$1" = arm64-7.3-rt ] && T_FLAVOUR=rt-arm64
 		T_CROSS=aarch64-linux-gnu-
 		T_QEMU=qemu-system-aarch64 T_MACHINE=virt T_CPU=cortex-a72
+		# QEMU's "max": a PMUv3p5 core (64-bit event counters, PMCR.LP), as Neoverse V1/V2/N2,
+		# Ampere One and the Cortex-A710/X cores are.
+		[ "$1" = arm64-7.3-max ] && T_CPU=max
 		T_CONSOLE=ttyAMA0 T_SMP=2 T_MEM=512
 		T_MODPARAMS= T_CFLAGS=
 		;;
@@ -73,6 +76,8 @@ pmuser_target() {
 	esac
 	# Targets that boot one kernel on different machines share its unpacked packages.
 	T_KTARGET=${1%-v8}
+	T_KTARGET=${T_KTARGET%-max}
+	T_KTARGET=${T_KTARGET%-bl}
 	T_ROOT=$PMUSER_CACHE/targets/$T_KTARGET/root
 	T_KREL=$T_KABI-$T_FLAVOUR
 	T_KDIR=$T_ROOT/usr/src/linux-headers-$T_KREL
