@@ -23,7 +23,6 @@ int pmuser_priv_init(void);
 int pmuser_priv_open(struct file *file);
 void pmuser_priv_release(struct file *file);
 u32 pmuser_priv_rights(const struct file *file);
-bool pmuser_priv_config_kernel(const struct pmuser_config *cfg);
 int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
 			  const struct cpumask *cpus);
 int pmuser_priv_read_begin(struct file *file, bool grant);
@@ -37,6 +36,8 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus);
 int pmuser_counters_release(struct file *owner);
 void pmuser_counters_fill_info(struct pmuser_info *info);
+/* Whether cfg counts kernel mode: asked for, or unavoidable on a core without mode filters. */
+bool pmuser_counters_config_kernel(const struct pmuser_config *cfg);
 /* Whether the configuration in force counts kernel mode. */
 bool pmuser_counters_count_kernel(void);
 /* Placement on ci->cpu (held_mask, unplaced, page_seq); republishes what changed. */

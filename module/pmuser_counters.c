@@ -849,12 +849,26 @@ void pmuser_counters_fill_info(struct pmuser_info *info)
 	info->page_flags = PMUSER_PAGE_AWAY;
 }
 
+bool pmuser_counters_config_kernel(const struct pmuser_config *cfg)
+{
+	unsigned int i;
+
+	if (!PMUSER_HAS_MODE_FILTER)
+		return true;
+	if (cfg->flags & PMUSER_CONFIG_CYCLES && cfg->cycle_flags & PMUSER_COUNT_KERNEL)
+		return true;
+	for (i = 0; i < cfg->nr_events; i++)
+		if (cfg->events[i].flags & PMUSER_COUNT_KERNEL)
+			return true;
+	return false;
+}
+
 bool pmuser_counters_count_kernel(void)
 {
 	bool ret;
 
 	mutex_lock(&pmuser_cfg_lock);
-	ret = pmuser_owner && pmuser_priv_config_kernel(&pmuser_cfg);
+	ret = pmuser_owner && pmuser_counters_config_kernel(&pmuser_cfg);
 	mutex_unlock(&pmuser_cfg_lock);
 	return ret;
 }

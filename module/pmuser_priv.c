@@ -123,20 +123,6 @@ u32 pmuser_priv_rights(const struct file *file)
 	return rights;
 }
 
-bool pmuser_priv_config_kernel(const struct pmuser_config *cfg)
-{
-	unsigned int i;
-
-	if (!PMUSER_HAS_MODE_FILTER)
-		return true;
-	if (cfg->flags & PMUSER_CONFIG_CYCLES && cfg->cycle_flags & PMUSER_COUNT_KERNEL)
-		return true;
-	for (i = 0; i < cfg->nr_events; i++)
-		if (cfg->events[i].flags & PMUSER_COUNT_KERNEL)
-			return true;
-	return false;
-}
-
 /* Refuses what rights lack of need, naming the rule in the kernel log. */
 static int pmuser_priv_need(u32 rights, u32 need, const char *what)
 {
@@ -190,7 +176,7 @@ static void pmuser_configure_fn(struct work_struct *work)
 int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
 			  const struct cpumask *cpus)
 {
-	bool kernel = pmuser_priv_config_kernel(cfg);
+	bool kernel = pmuser_counters_config_kernel(cfg);
 	u32 rights = pmuser_priv_rights(file);
 	struct pmuser_configure_work w;
 	int ret;
