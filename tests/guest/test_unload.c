@@ -18,7 +18,7 @@
 
 #define UNLOAD_CYCLES	50
 #define UNLOAD_LOOP	1000
-#define MAX_CPUS	8
+#define MAX_CPUS	64
 #define MODULE_PATH	"/lib/modules/pmuser.ko"
 #define PROBE_PATH	"/lib/modules/pmuser_probe.ko"
 #define PROBE_FILE	"/sys/kernel/debug/pmuser_probe/userenr"
