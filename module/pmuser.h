@@ -19,7 +19,7 @@ struct task_struct;
  * through pmuser_priv_configure(); GRANT and mmap run between pmuser_priv_read_begin(),
  * which checks and on success holds the privilege lock, and pmuser_priv_read_end().
  */
-int pmuser_priv_init(void);
+void pmuser_priv_init(void);
 int pmuser_priv_open(struct file *file);
 void pmuser_priv_release(struct file *file);
 u32 pmuser_priv_rights(const struct file *file);

@@ -501,9 +501,7 @@ static int __init pmuser_init(void)
 		pr_err("pmuser: group=%d is not a valid group id\n", group);
 		return -EINVAL;
 	}
-	ret = pmuser_priv_init();
-	if (ret)
-		return ret;
+	pmuser_priv_init();
 	ret = pmuser_access_init(global_access);
 	if (ret)
 		return ret;

@@ -241,9 +241,8 @@ void pmuser_priv_read_end(void)
 	mutex_unlock(&pmuser_priv_lock);
 }
 
-int pmuser_priv_init(void)
+void pmuser_priv_init(void)
 {
 	if (group_user_counting)
 		pr_info("pmuser: group_user_counting=1: members of the device's group may count user mode CPU-wide\n");
-	return 0;
 }

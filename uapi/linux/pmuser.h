@@ -164,10 +164,13 @@ struct pmuser_event_config {
  * PMUSER_IOC_CONFIGURE: hold counters on a set of CPUs through the kernel's perf subsystem,
  * so no other perf user is given or reprograms them. Replaces any configuration this file
  * held; fails with EBUSY while another file holds one. Released by PMUSER_IOC_RELEASE or
- * when the file is closed. On arm64 perf grants reads only while counters are in use on a
- * CPU: a granted thread switched back in while a replacement is under way traps on an
- * inline read until the new counters are held (SIGILL), so replace a configuration with
- * no other thread reading inline.
+ * when the file is closed. The caller needs the right to count CPU-wide, and to count kernel
+ * mode if the configuration does (PMUSER_RIGHT_*, EACCES otherwise); a configuration that
+ * counts kernel mode fails with EBUSY while a file through which a caller without that right
+ * mapped the page or was granted is open. On arm64 perf grants reads only while counters
+ * are in use on a CPU: a granted thread switched back in while a replacement is under way
+ * traps on an inline read until the new counters are held (SIGILL), so replace a
+ * configuration with no other thread reading inline.
  */
 struct pmuser_config {
 	__u32 size;
@@ -206,7 +209,12 @@ struct pmuser_reset {
  * PMUSER_IOC_GRANT / PMUSER_IOC_REVOKE: inline read access for the calling thread. A thread
  * granted already gets 0 from GRANT if its grant was made through this file with the same
  * flags, else EEXIST (the grant in place stays: REVOKE it through its file first). REVOKE
- * drops only a grant made through this file (ENOENT otherwise).
+ * drops only a grant made through this file (ENOENT otherwise). GRANT needs the right to
+ * count CPU-wide, to count kernel mode while the configuration in force does, and on a PMU
+ * whose user access writes it (PMUSER_INFO_USER_WRITES) the right to program it (EACCES);
+ * EPERM when perf will not let the thread read (arm64 kernel.perf_user_access=0). A grant ends
+ * at REVOKE, at the close of its file, when its thread exits, and at an exec that changes the
+ * thread's credentials (setuid, setgid, capabilities).
  */
 struct pmuser_access {
 	__u32 size;
