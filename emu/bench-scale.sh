@@ -16,7 +16,7 @@ trap 'rm -f "$job"' EXIT
 largest=0
 for n in "${sizes[@]}"; do
 	[ "$n" -gt "$largest" ] && largest=$n
-	echo "pmu-scale -r ${PMUSER_SCALE_REPEAT:-20}" >"$job"
+	echo "insmod /lib/modules/pmuser.ko \$PMUSER_MODPARAMS && pmu-scale -r ${PMUSER_SCALE_REPEAT:-20}" >"$job"
 	line=$(PMUSER_SMP=$n bash "$here/run-guest.sh" "$target" "$job" 2>&1 | grep '^cpus=' || true)
 	echo "${line:-cpus=$n: pmu-scale printed nothing (run emu/run-guest.sh by hand to see why)}"
 done

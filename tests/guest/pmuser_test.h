@@ -454,6 +454,23 @@ static inline int loop_judge(unsigned int hw, uint64_t n)
 	return d == 2 * n + LOOP_OVERHEAD;
 }
 
+/* How many CPU PMUs perf registered: more than one on big.LITTLE (arm64-7.3-bl). */
+static inline unsigned int cpu_pmus(void)
+{
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	unsigned int n = 0;
+	struct dirent *e;
+	char path[300];
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpus", e->d_name);
+		n += !strncmp(e->d_name, "armv", 4) && !access(path, R_OK);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /*
  * pmuser loaded again with extra module parameters after the suite's own (PMUSER_MODPARAMS):
  * 0 or -errno. Unloading waits a moment for granted threads that are still exiting.
