@@ -108,11 +108,16 @@ static bool pmuser_in_device_group(const struct file *file)
 	return gid_valid(gid) && !gid_eq(gid, GLOBAL_ROOT_GID) && in_group_p(gid);
 }
 
-u32 pmuser_priv_rights(const struct file *file)
+/*
+ * The caller's rights. creating: the caller is about to create CPU-bound events as itself,
+ * which runs perf's whole CPU-wide check (the security module's included), so a caller with
+ * CAP_PERFMON needs no check of its own first (CONFIGURE stays as quick as perf's).
+ */
+static u32 pmuser_rights(const struct file *file, bool creating)
 {
 	u32 rights = 0;
 
-	if (pmuser_perf_allows_cpu())
+	if ((creating && perfmon_capable()) || pmuser_perf_allows_cpu())
 		rights |= PMUSER_RIGHT_COUNT;
 	else if (group_user_counting && pmuser_in_device_group(file))
 		rights |= PMUSER_RIGHT_COUNT | PMUSER_RIGHT_BY_GROUP;
@@ -121,6 +126,11 @@ u32 pmuser_priv_rights(const struct file *file)
 	if (perfmon_capable())
 		rights |= PMUSER_RIGHT_PROGRAM;
 	return rights;
+}
+
+u32 pmuser_priv_rights(const struct file *file)
+{
+	return pmuser_rights(file, false);
 }
 
 /* Refuses what rights lack of need, naming the rule in the kernel log. */
@@ -177,7 +187,7 @@ int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
 			  const struct cpumask *cpus)
 {
 	bool kernel = pmuser_counters_config_kernel(cfg);
-	u32 rights = pmuser_priv_rights(file);
+	u32 rights = pmuser_rights(file, true);
 	struct pmuser_configure_work w;
 	int ret;
 
