@@ -109,18 +109,21 @@ static bool pmuser_in_device_group(const struct file *file)
 }
 
 /*
- * The caller's rights. creating: the caller is about to create CPU-bound events as itself,
- * which runs perf's whole CPU-wide check (the security module's included), so a caller with
- * CAP_PERFMON needs no check of its own first (CONFIGURE stays as quick as perf's).
+ * The caller's rights. creating: the caller is about to create CPU-bound events, which runs
+ * perf's whole CPU-wide check (the security module's included) for a caller not entitled by
+ * the group, so no probe of pmuser's is needed first: CONFIGURE, which a rotation of sets
+ * calls every few milliseconds, stays as quick as perf's own check.
  */
 static u32 pmuser_rights(const struct file *file, bool creating)
 {
 	u32 rights = 0;
 
-	if ((creating && perfmon_capable()) || pmuser_perf_allows_cpu())
+	if (creating && perfmon_capable())
 		rights |= PMUSER_RIGHT_COUNT;
 	else if (group_user_counting && pmuser_in_device_group(file))
 		rights |= PMUSER_RIGHT_COUNT | PMUSER_RIGHT_BY_GROUP;
+	else if (creating || pmuser_perf_allows_cpu())
+		rights |= PMUSER_RIGHT_COUNT;
 	if (!pmuser_compat_allow_kernel())
 		rights |= PMUSER_RIGHT_KERNEL;
 	if (perfmon_capable())
@@ -203,7 +206,10 @@ int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
 		goto unlock;
 	}
 	if (!(rights & PMUSER_RIGHT_BY_GROUP)) {
+		/* perf's own check of the caller decides CPU-wide counting here. */
 		ret = pmuser_configure_now(file, cfg, cpus);
+		if (ret == -EACCES)
+			pmuser_priv_need(0, PMUSER_RIGHT_COUNT, "count CPU-wide");
 		goto unlock;
 	}
 	INIT_WORK_ONSTACK(&w.work, pmuser_configure_fn);
