@@ -8,9 +8,10 @@
  * credentials when it asks, as perf checks the task that opens an event:
  * - COUNT, counting user mode CPU-wide: CONFIGURE, GRANT and mapping the counter page.
  *   perf's rule for CPU-bound events (perf_event_paranoid <= 0 or CAP_PERFMON, and the
- *   security module's hook), asked of perf itself by creating a disabled CPU-bound dummy
- *   event as the caller; or, where the administrator opted in with group_user_counting=1,
- *   membership of the group that owns the device node (never the root group).
+ *   security module's hook), asked of perf itself: CONFIGURE creates its events as the
+ *   caller, readers are asked with a disabled CPU-bound dummy event created as the caller.
+ *   Or, where the administrator opted in with group_user_counting=1, membership of the group
+ *   that owns the device node (never the root group).
  * - KERNEL, counts that include kernel mode, wherever the configuration has them (always on
  *   the ARM1176, which cannot filter by mode): perf's kernel-mode rule
  *   (pmuser_compat_allow_kernel()). The group never gives it.
