@@ -30,12 +30,14 @@ static int no_read_raw(struct pmuser_counters *c, uint64_t values[])
 
 static void backend_reset(struct pmuser_counters *c)
 {
-	unsigned int i;
+	unsigned int i, p;
 
 	for (i = 0; i < c->nr; i++) {
 		c->ctr[i].supported = true;
-		c->ctr[i].fd = -1;
-		c->ctr[i].page = NULL;
+		for (p = 0; p < PMUSER__PERF_PMUS; p++) {
+			c->ctr[i].fd[p] = -1;
+			c->ctr[i].page[p] = NULL;
+		}
 		c->ctr[i].bits = 64;
 		c->ctr[i].last = 0;
 		if (c->ctr[i].is_cycles)
@@ -49,6 +51,8 @@ static void backend_reset(struct pmuser_counters *c)
 	c->region_stop = pmuser__region_stop_general;
 	pmuser_page_unmap(&c->page);
 	c->leader = -1;
+	c->nr_pmus = 1;
+	c->pmu_type[0] = 0;
 	c->timer[0] = '\0';
 }
 

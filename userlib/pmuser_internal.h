@@ -7,6 +7,13 @@
 
 #include "pmuser.h"
 
+/*
+ * CPU PMUs a perf set spans. A thread's event counts only on the CPUs of the PMU it was
+ * opened on, so where perf registers several (big.LITTLE: one per cluster) a per-thread set
+ * opens each counter once per CPU PMU and sums them.
+ */
+#define PMUSER__PERF_PMUS	8
+
 struct pmuser_ctr {
 	char name[48];
 	bool is_cycles;
@@ -18,10 +25,10 @@ struct pmuser_ctr {
 	/* module */
 	unsigned int hw;
 	unsigned int slot;		/* counter page slot (uapi) */
-	/* perf */
-	int fd;
-	uint64_t id;
-	struct perf_event_mmap_page *page;
+	/* perf: the counter's event on each CPU PMU of the set (pmuser_counters.pmu_type) */
+	int fd[PMUSER__PERF_PMUS];
+	uint64_t id[PMUSER__PERF_PMUS];
+	struct perf_event_mmap_page *page[PMUSER__PERF_PMUS];
 };
 
 struct pmuser_counters;
@@ -66,6 +73,8 @@ struct pmuser_counters {
 	unsigned int read_idx[PMUSER_COUNTERS_MAX];	/* their indices in ctr[] */
 	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
 	int leader;			/* perf: index of the group leader, -1 without a group */
+	unsigned int nr_pmus;		/* perf: CPU PMUs the events are opened on (>= 1) */
+	uint32_t pmu_type[PMUSER__PERF_PMUS];	/* their perf types; 0: perf routes the event */
 	bool enabled;			/* perf: counting since the library last started the set */
 	uint32_t ctl_gen;		/* perf: moves at every enable, disable and reset;
 					 * clock: at every reset */

@@ -4,6 +4,7 @@
  * (self-read through the event's mmap page: the kernel publishes which hardware counter the
  * event sits on and an offset, under a sequence count, and the counter is read inline).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,9 +50,32 @@ static const struct {
 };
 #endif
 
-/* Fills type/config for counter ctr: false if perf has no way to name it here. */
-static bool event_attr(const struct pmuser_ctr *ctr, struct perf_event_attr *pa)
+#if defined(__aarch64__)
+#define RAW_CPU_CYCLES	0x11	/* CPU_CYCLES: perf places it on the cycle counter when free */
+#else
+#define RAW_CPU_CYCLES	0xff	/* perf's cycle counter event on ARMv6 and ARMv7 */
+#endif
+
+/*
+ * Fills type/config for counter ctr on the CPU PMU of perf type pmu_type (0: the one perf
+ * routes the event to): false if perf has no way to name it here.
+ */
+static bool event_attr(const struct pmuser_ctr *ctr, uint32_t pmu_type, struct perf_event_attr *pa)
 {
+#if defined(__arm__) || defined(__aarch64__)
+	if (pmu_type) {
+		/* A PMU named by its type takes raw event numbers, the cycle event's too. */
+		pa->type = pmu_type;
+		pa->config = ctr->is_cycles ? RAW_CPU_CYCLES : ctr->event;
+#if defined(__arm__)
+		return ctr->is_cycles || ctr->event <= 0xff;
+#else
+		return true;
+#endif
+	}
+#else
+	(void)pmu_type;
+#endif
 	if (ctr->is_cycles) {
 		pa->type = PERF_TYPE_HARDWARE;
 		pa->config = PERF_COUNT_HW_CPU_CYCLES;
@@ -82,21 +106,27 @@ static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[
 static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
 			 bool reverse);
 
+/* Closes counter i's event on PMU p. */
+static void close_event(struct pmuser_counters *c, unsigned int i, unsigned int p)
+{
+	struct pmuser_ctr *ctr = &c->ctr[i];
+
+	if (ctr->page[p])
+		munmap(ctr->page[p], (size_t)sysconf(_SC_PAGESIZE));
+	if (ctr->fd[p] >= 0)
+		close(ctr->fd[p]);
+	ctr->page[p] = NULL;
+	ctr->fd[p] = -1;
+}
+
 static void perf_close(struct pmuser_counters *c)
 {
-	unsigned int i;
+	unsigned int i, p;
 
 	/* Members first: closing a leader first would promote them to singletons. */
-	for (i = c->nr; i-- > 0;) {
-		struct pmuser_ctr *ctr = &c->ctr[i];
-
-		if (ctr->page)
-			munmap(ctr->page, (size_t)sysconf(_SC_PAGESIZE));
-		if (ctr->fd >= 0)
-			close(ctr->fd);
-		ctr->page = NULL;
-		ctr->fd = -1;
-	}
+	for (p = 0; p < PMUSER__PERF_PMUS; p++)
+		for (i = c->nr; i-- > 0;)
+			close_event(c, i, p);
 	c->leader = -1;
 }
 
@@ -122,11 +152,13 @@ static int perf_fail(struct pmuser_counters *c, int ret, char *why, size_t whyle
  * reads go through read() until it runs. So the causes told apart are the sysctl, and perf
  * refusing user reads of an event that did run (started: the set is counting).
  */
+static int perf_read_pmu(struct pmuser_counters *c, unsigned int p, struct pmuser_count counts[]);
+
 static const char *mmap_reads_problem(struct pmuser_counters *c, bool started)
 {
 	struct pmuser_count counts[PMUSER_COUNTERS_MAX];
 	uint64_t v[PMUSER_COUNTERS_MAX];
-	unsigned int i;
+	unsigned int i, p;
 
 	switch (pmuser__perf_user_access()) {
 	case 0:
@@ -136,13 +168,17 @@ static const char *mmap_reads_problem(struct pmuser_counters *c, bool started)
 	}
 	if (!started)
 		return NULL;
-	if (perf_read_raw(c, v, NULL, false) || perf_read_full(c, counts))
+	if (perf_read_raw(c, v, NULL, false))
 		return "reading the events failed";
-	for (i = 0; i < c->nr; i++) {
-		struct perf_event_mmap_page *pg = c->ctr[i].page;
+	for (p = 0; p < c->nr_pmus; p++) {
+		if (perf_read_pmu(c, p, counts))
+			return "reading the events failed";
+		for (i = 0; i < c->nr; i++) {
+			struct perf_event_mmap_page *pg = c->ctr[i].page[p];
 
-		if (pg && !pg->cap_user_rdpmc && counts[i].running)
-			return "perf offers no user reads of these events (cap_user_rdpmc 0)";
+			if (pg && !pg->cap_user_rdpmc && counts[i].running)
+				return "perf offers no user reads of these events (cap_user_rdpmc 0)";
+		}
 	}
 	return NULL;
 }
@@ -190,9 +226,8 @@ static inline __attribute__((always_inline)) uint64_t evcntr_read_uniform(unsign
  * gap (may be NULL) gets enabled minus running as perf last published them.
  */
 static inline __attribute__((always_inline)) int
-mmap_read(const struct pmuser_ctr *ctr, uint64_t *value, uint64_t *gap)
+mmap_read(volatile struct perf_event_mmap_page *pg, uint64_t *value, uint64_t *gap)
 {
-	volatile struct perf_event_mmap_page *pg = ctr->page;
 	uint32_t seq, idx;
 	uint64_t count, pmc;
 	unsigned int width;
@@ -279,7 +314,7 @@ mmap_run(const struct pmuser_counters *c, uint64_t values[], bool cyc, unsigned 
 	_Pragma("GCC unroll 8")
 	for (i = 0; i < n; i++) {
 		hw[i] = cyc && !i ? PMUSER_HW_CYCLE : first + i - cyc;
-		pg[i] = c->ctr[i].page;
+		pg[i] = c->ctr[i].page[0];
 		li[i] = lock_index(pg[i]);
 	}
 	__asm__ __volatile__("" ::: "memory");
@@ -327,16 +362,17 @@ static pmuser__read_fn *const mmap_runs[2][RUN_FIRST_MAX][RUN_LEN_MAX] = { RUNS(
 
 /*
  * The run reader for where the pages show the events now, or NULL: an event off its counter,
- * without user reads, at another width than the runs assume, or events not in a run.
+ * without user reads, at another width than the runs assume, events not in a run, or events
+ * on several CPU PMUs.
  */
 static pmuser__read_fn *mmap_run_for(struct pmuser_counters *c)
 {
 	unsigned int i, cyc, first, idx[RUN_LEN_MAX];
 
-	if (!c->nr || c->nr > RUN_LEN_MAX)
+	if (!c->nr || c->nr > RUN_LEN_MAX || c->nr_pmus != 1)
 		return NULL;
 	for (i = 0; i < c->nr; i++) {
-		const volatile struct perf_event_mmap_page *pg = c->ctr[i].page;
+		const volatile struct perf_event_mmap_page *pg = c->ctr[i].page[0];
 
 		idx[i] = pg->index;
 		if (!idx[i] || !pg->cap_user_rdpmc)
@@ -364,7 +400,7 @@ static void mmap_choose_reader(struct pmuser_counters *c)
 	pmuser__read_fn *run = NULL;
 	unsigned int i;
 
-	for (i = 0; i < c->nr && c->ctr[i].supported && c->ctr[i].page; i++)
+	for (i = 0; i < c->nr && c->ctr[i].supported && c->ctr[i].page[0]; i++)
 		;
 	if (i == c->nr)
 		run = mmap_run_for(c);
@@ -391,18 +427,21 @@ static bool mmap_possible(const struct pmuser_counters_attr *a, char *why, size_
 }
 
 /*
- * The attributes of one counter of the set: false when the event has no perf encoding here.
- * The leader (or, ungrouped, every counter) carries the set's start state and the group read.
+ * The attributes of counter i of the set on PMU p: false when the event has no perf encoding
+ * there. The leader (or, ungrouped, every counter) carries the set's start state and the
+ * group read.
  */
-static bool counter_attr(const struct pmuser_counters *c, const struct pmuser_ctr *ctr,
+static bool counter_attr(const struct pmuser_counters *c, unsigned int i, unsigned int p,
 			 struct perf_event_attr *pa, bool mmap_read)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
+	const struct pmuser_ctr *ctr = &c->ctr[i];
 	bool group = !(a->flags & PMUSER_COUNTERS_NO_GROUP);
+	bool leads = group && (c->leader < 0 || c->leader == (int)i);
 
 	memset(pa, 0, sizeof(*pa));
 	pa->size = sizeof(*pa);
-	if (!event_attr(ctr, pa))
+	if (!event_attr(ctr, c->pmu_type[p], pa))
 		return false;
 	pa->exclude_user = !(ctr->flags & PMUSER_COUNT_USER);
 	pa->exclude_kernel = !(ctr->flags & PMUSER_COUNT_KERNEL);
@@ -411,9 +450,9 @@ static bool counter_attr(const struct pmuser_counters *c, const struct pmuser_ct
 	pa->inherit = !!(a->flags & PMUSER_COUNTERS_INHERIT);
 	pa->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 			  PERF_FORMAT_ID;
-	if (group && c->leader < 0)
+	if (leads)
 		pa->read_format |= PERF_FORMAT_GROUP;
-	if (c->leader < 0 || !group) {
+	if (leads || !group) {
 		pa->disabled = !!(a->flags & (PMUSER_COUNTERS_DISABLED |
 					      PMUSER_COUNTERS_ENABLE_ON_EXEC));
 		pa->enable_on_exec = !!(a->flags & PMUSER_COUNTERS_ENABLE_ON_EXEC);
@@ -451,59 +490,154 @@ static bool opens_alone(const struct perf_event_attr *member, const struct pmuse
 	return true;
 }
 
-static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
+#if defined(__arm__) || defined(__aarch64__)
+/*
+ * The CPU PMUs of a per-thread set, by perf type in ascending order: every PMU perf lists
+ * with a cpus file (how perf's own tool tells CPU PMUs from the others), when there are
+ * several (big.LITTLE). With one, or for a set bound to one CPU, perf routes each event to
+ * the PMU that has it: type 0.
+ */
+static int perf_cpu_pmus(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	static const char dir[] = "/sys/bus/event_source/devices";
+	uint32_t types[PMUSER__PERF_PMUS], t;
+	unsigned int n = 0, k;
+	char path[320];
+	struct dirent *e;
+	DIR *d;
+
+	c->nr_pmus = 1;
+	c->pmu_type[0] = 0;
+	d = c->attr.cpu == -1 ? opendir(dir) : NULL;
+	while (d && (e = readdir(d))) {
+		FILE *f;
+		int got;
+
+		snprintf(path, sizeof(path), "%s/%s/cpus", dir, e->d_name);
+		if (e->d_name[0] == '.' || access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/type", dir, e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		got = fscanf(f, "%u", &t);
+		fclose(f);
+		if (got != 1)
+			continue;
+		if (n == PMUSER__PERF_PMUS) {
+			closedir(d);
+			pmuser__why_add(why, whylen, "%s: more than %u CPU PMUs in %s; ",
+					pmuser_backend_name(c->backend), PMUSER__PERF_PMUS, dir);
+			return -E2BIG;
+		}
+		for (k = n++; k > 0 && types[k - 1] > t; k--)
+			types[k] = types[k - 1];
+		types[k] = t;
+	}
+	if (d)
+		closedir(d);
+	if (n > 1) {
+		memcpy(c->pmu_type, types, n * sizeof(types[0]));
+		c->nr_pmus = n;
+	}
+	return 0;
+}
+#else
+static int perf_cpu_pmus(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	(void)why, (void)whylen;
+	c->nr_pmus = 1;
+	c->pmu_type[0] = 0;
+	return 0;
+}
+#endif
+
+/*
+ * Counter i has no event on some CPU PMU: closes its events on the PMUs before p, so that it
+ * counts nowhere rather than on some CPUs only. 0, or -EOPNOTSUPP for the group's leader.
+ */
+static int drop_counter(struct pmuser_counters *c, unsigned int i, unsigned int p)
+{
+	if (c->leader == (int)i)
+		return -EOPNOTSUPP;
+	while (p-- > 0)
+		close_event(c, i, p);
+	c->ctr[i].supported = false;
+	return 0;
+}
+
+/* Opens counter i's event on PMU p, mapping its page for self-reads: 0 or -errno. */
+static int open_event(struct pmuser_counters *c, unsigned int i, unsigned int p, bool mmap_read,
+		      char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
 	bool group = !(a->flags & PMUSER_COUNTERS_NO_GROUP);
-	long page = sysconf(_SC_PAGESIZE);
+	bool optional = (a->flags & PMUSER_COUNTERS_OPTIONAL) && !c->ctr[i].is_cycles;
+	struct pmuser_ctr *ctr = &c->ctr[i];
+	int leader_fd = c->leader >= 0 ? c->ctr[c->leader].fd[p] : -1;
 	struct perf_event_attr pa;
-	unsigned int i;
+	char what[80];
+	void *pg;
+	int err;
+
+	if (c->nr_pmus > 1)
+		snprintf(what, sizeof(what), "%s (perf type %u)", ctr->name, c->pmu_type[p]);
+	else
+		snprintf(what, sizeof(what), "%s", ctr->name);
+	if (!counter_attr(c, i, p, &pa, mmap_read)) {
+		if (optional && !drop_counter(c, i, p))
+			return 0;
+		return perf_fail(c, -EOPNOTSUPP, why, whylen, "%s: %s; ", what);
+	}
+	ctr->fd[p] = perf_event_open(&pa, a->pid, a->cpu, group ? leader_fd : -1,
+				     PERF_FLAG_FD_CLOEXEC);
+	if (ctr->fd[p] < 0) {
+		err = -errno;
+		ctr->fd[p] = -1;
+		if (err == -EINVAL && leader_fd >= 0 && group && opens_alone(&pa, a))
+			return perf_fail(c, -ENOSPC, why, whylen,
+					 "perf_event_open %s: %s (the group would hold more "
+					 "events than the PMU has counters; "
+					 "PMUSER_COUNTERS_NO_GROUP opens them one by one); ", what);
+		/* ENOENT/EOPNOTSUPP/EINVAL: this PMU cannot count the event. */
+		if (optional && (err == -ENOENT || err == -EOPNOTSUPP || err == -EINVAL) &&
+		    !drop_counter(c, i, p))
+			return 0;
+		return perf_fail(c, err, why, whylen, "perf_event_open %s: %s; ", what);
+	}
+	if (ioctl(ctr->fd[p], PERF_EVENT_IOC_ID, &ctr->id[p]) < 0)
+		return perf_fail(c, -errno, why, whylen, "PERF_EVENT_IOC_ID %s: %s; ", what);
+	if (group && c->leader < 0)
+		c->leader = (int)i;
+	if (!mmap_read)
+		return 0;
+	pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, ctr->fd[p], 0);
+	if (pg == MAP_FAILED)
+		return perf_fail(c, -errno, why, whylen, "mmap %s: %s; ", what);
+	ctr->page[p] = pg;
+	return 0;
+}
+
+static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_t whylen)
+{
+	const struct pmuser_counters_attr *a = &c->attr;
+	unsigned int i, p;
+	size_t n;
+	int ret;
 
 	if (mmap_read && !mmap_possible(a, why, whylen))
 		return -EOPNOTSUPP;
+	ret = perf_cpu_pmus(c, why, whylen);
+	if (ret)
+		return ret;
 	c->enabled = !(a->flags & (PMUSER_COUNTERS_DISABLED | PMUSER_COUNTERS_ENABLE_ON_EXEC));
-	for (i = 0; i < c->nr; i++) {
-		struct pmuser_ctr *ctr = &c->ctr[i];
-		int leader_fd = c->leader >= 0 ? c->ctr[c->leader].fd : -1;
-
-		if (!counter_attr(c, ctr, &pa, mmap_read)) {
-			if (!(a->flags & PMUSER_COUNTERS_OPTIONAL))
-				return perf_fail(c, -EOPNOTSUPP, why, whylen, "%s: %s; ", ctr->name);
-			ctr->supported = false;
-			continue;
-		}
-		ctr->fd = perf_event_open(&pa, a->pid, a->cpu, group ? leader_fd : -1,
-					  PERF_FLAG_FD_CLOEXEC);
-		if (ctr->fd < 0) {
-			int err = -errno;
-
-			ctr->fd = -1;
-			if (err == -EINVAL && leader_fd >= 0 && group && opens_alone(&pa, a))
-				return perf_fail(c, -ENOSPC, why, whylen,
-						 "perf_event_open %s: %s (the group would hold more "
-						 "events than the PMU has counters; "
-						 "PMUSER_COUNTERS_NO_GROUP opens them one by one); ",
-						 ctr->name);
-			/* ENOENT/EOPNOTSUPP/EINVAL: this PMU cannot count the event. */
-			if ((a->flags & PMUSER_COUNTERS_OPTIONAL) && !ctr->is_cycles &&
-			    (err == -ENOENT || err == -EOPNOTSUPP || err == -EINVAL)) {
-				ctr->supported = false;
+	for (p = 0; p < c->nr_pmus; p++) {
+		for (i = 0; i < c->nr; i++) {
+			if (!c->ctr[i].supported)
 				continue;
-			}
-			return perf_fail(c, err, why, whylen, "perf_event_open %s: %s; ",
-					 ctr->name);
-		}
-		if (ioctl(ctr->fd, PERF_EVENT_IOC_ID, &ctr->id) < 0)
-			return perf_fail(c, -errno, why, whylen, "PERF_EVENT_IOC_ID %s: %s; ",
-					 ctr->name);
-		if (group && c->leader < 0)
-			c->leader = (int)i;
-		if (mmap_read) {
-			void *p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, ctr->fd, 0);
-
-			if (p == MAP_FAILED)
-				return perf_fail(c, -errno, why, whylen, "mmap %s: %s; ", ctr->name);
-			ctr->page = p;
+			ret = open_event(c, i, p, mmap_read, why, whylen);
+			if (ret)
+				return ret;
 		}
 	}
 	if (mmap_read) {
@@ -521,14 +655,18 @@ static int perf_open(struct pmuser_counters *c, bool mmap_read, char *why, size_
 	} else {
 		snprintf(c->timer, sizeof(c->timer), "perf read() of PERF_COUNT_HW_CPU_CYCLES");
 	}
+	n = strnlen(c->timer, sizeof(c->timer));
+	if (c->nr_pmus > 1)
+		snprintf(c->timer + n, sizeof(c->timer) - n, ", summed over %u CPU PMUs",
+			 c->nr_pmus);
 	return 0;
 }
 
 /* One event's count from read(): value, enabled, running, id. */
-static int read_one(const struct pmuser_ctr *ctr, struct pmuser_count *out)
+static int read_one(const struct pmuser_ctr *ctr, unsigned int p, struct pmuser_count *out)
 {
 	uint64_t buf[4];
-	ssize_t n = read(ctr->fd, buf, sizeof(buf));
+	ssize_t n = read(ctr->fd[p], buf, sizeof(buf));
 
 	if (n < 0)
 		return -errno;
@@ -540,11 +678,11 @@ static int read_one(const struct pmuser_ctr *ctr, struct pmuser_count *out)
 	return 0;
 }
 
-/* The group in one read(): nr, enabled, running, then value and id per member. */
-static int read_group(struct pmuser_counters *c, struct pmuser_count counts[])
+/* PMU p's group in one read(): nr, enabled, running, then value and id per member. */
+static int read_group(struct pmuser_counters *c, unsigned int p, struct pmuser_count counts[])
 {
 	uint64_t buf[3 + 2 * PMUSER_COUNTERS_MAX];
-	ssize_t n = read(c->ctr[c->leader].fd, buf, sizeof(buf));
+	ssize_t n = read(c->ctr[c->leader].fd[p], buf, sizeof(buf));
 	unsigned int i, k;
 
 	if (n < 0)
@@ -556,7 +694,7 @@ static int read_group(struct pmuser_counters *c, struct pmuser_count counts[])
 		counts[i].enabled = buf[1];
 		counts[i].running = c->ctr[i].supported ? buf[2] : 0;
 		for (k = 0; k < buf[0]; k++) {
-			if (c->ctr[i].supported && buf[4 + 2 * k] == c->ctr[i].id) {
+			if (c->ctr[i].supported && buf[4 + 2 * k] == c->ctr[i].id[p]) {
 				counts[i].value = buf[3 + 2 * k];
 				break;
 			}
@@ -565,22 +703,47 @@ static int read_group(struct pmuser_counters *c, struct pmuser_count counts[])
 	return 0;
 }
 
-static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
+/* The counts of the events on PMU p. */
+static int perf_read_pmu(struct pmuser_counters *c, unsigned int p, struct pmuser_count counts[])
 {
 	unsigned int i;
 	int ret;
 
 	if (c->leader >= 0)
-		return read_group(c, counts);
+		return read_group(c, p, counts);
 	for (i = 0; i < c->nr; i++) {
 		memset(&counts[i], 0, sizeof(counts[i]));
 		if (!c->ctr[i].supported)
 			continue;
-		ret = read_one(&c->ctr[i], &counts[i]);
+		ret = read_one(&c->ctr[i], p, &counts[i]);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * The counts summed over the CPU PMUs: each PMU's event counts while the thread runs on that
+ * PMU's CPUs, so the times running add up, and the time enabled is the longest (the events
+ * were enabled one after another and stay enabled together).
+ */
+static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[])
+{
+	struct pmuser_count more[PMUSER_COUNTERS_MAX];
+	unsigned int i, p;
+	int ret;
+
+	ret = perf_read_pmu(c, 0, counts);
+	for (p = 1; !ret && p < c->nr_pmus; p++) {
+		ret = perf_read_pmu(c, p, more);
+		for (i = 0; !ret && i < c->nr; i++) {
+			counts[i].value += more[i].value;
+			counts[i].running += more[i].running;
+			if (more[i].enabled > counts[i].enabled)
+				counts[i].enabled = more[i].enabled;
+		}
+	}
+	return ret;
 }
 
 /* A failed read: no region may pair with it. */
@@ -593,6 +756,53 @@ static int read_failed(const struct pmuser_counters *c, uint64_t gaps[], int err
 	return err;
 }
 
+#if defined(__aarch64__)
+/*
+ * Every event of the set by its page, or by read() where its page shows it off a counter
+ * (multiplexed out, or on big.LITTLE an event of a PMU this CPU does not have): each counter's
+ * count is the sum over the PMUs. Its gap is that of the one event read from its counter,
+ * tagged with that event's PMU, so that a region pairs only reads of the same event that
+ * perf kept on a counter all the time between; with no such event, or more, the gap is off.
+ */
+static int mmap_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[])
+{
+	struct pmuser_count counts[PMUSER__PERF_PMUS][PMUSER_COUNTERS_MAX];
+	uint64_t gap[PMUSER_COUNTERS_MAX], v, g;
+	unsigned int i, p, on, have = 0;
+	int ret;
+
+	pmuser__isb();
+	for (i = 0; i < c->nr; i++) {
+		values[i] = 0;
+		gap[i] = 0;
+		if (!c->ctr[i].supported)
+			continue;
+		for (p = 0, on = 0; p < c->nr_pmus; p++) {
+			if (!mmap_read(c->ctr[i].page[p], &v, &g)) {
+				values[i] += v;
+				gap[i] = g << 3 | p;
+				on++;
+				continue;
+			}
+			/* Off its counter now: perf's read(), once per PMU for all its events. */
+			if (!(have & 1U << p)) {
+				ret = perf_read_pmu(c, p, counts[p]);
+				if (ret)
+					return read_failed(c, gaps, ret);
+				have |= 1U << p;
+			}
+			values[i] += counts[p][i].value;
+		}
+		if (on != 1)
+			gap[i] = PMUSER_GAP_OFF;
+	}
+	pmuser__isb();
+	if (gaps)
+		memcpy(gaps, gap, c->nr * sizeof(gap[0]));
+	return 0;
+}
+#endif
+
 static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
 			 bool reverse)
 {
@@ -601,33 +811,9 @@ static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t 
 	int ret;
 
 	(void)reverse;
-
 #if defined(__aarch64__)
-	if (c->backend == PMUSER_BACKEND_PERF_MMAP) {
-		uint64_t gap[PMUSER_COUNTERS_MAX];
-		bool have_counts = false;
-
-		pmuser__isb();
-		for (i = 0; i < c->nr; i++) {
-			values[i] = 0;
-			gap[i] = 0;
-			if (!c->ctr[i].supported || !mmap_read(&c->ctr[i], &values[i], &gap[i]))
-				continue;
-			/* Not on a counter now: perf's read(), once for all (the leader reads groups). */
-			if (!have_counts) {
-				ret = perf_read_full(c, counts);
-				if (ret)
-					return read_failed(c, gaps, ret);
-				have_counts = true;
-			}
-			values[i] = counts[i].value;
-			gap[i] = PMUSER_GAP_OFF;
-		}
-		pmuser__isb();
-		if (gaps)
-			memcpy(gaps, gap, c->nr * sizeof(gap[0]));
-		return 0;
-	}
+	if (c->backend == PMUSER_BACKEND_PERF_MMAP)
+		return mmap_read_raw(c, values, gaps);
 #endif
 	ret = perf_read_full(c, counts);
 	if (ret)
@@ -642,14 +828,16 @@ static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t 
 
 static int perf_ioctl(struct pmuser_counters *c, unsigned long request)
 {
-	unsigned int i;
+	unsigned int i, p;
 
-	if (c->leader >= 0) {
-		if (ioctl(c->ctr[c->leader].fd, request, PERF_IOC_FLAG_GROUP) < 0)
-			return -errno;
-	} else {
+	for (p = 0; p < c->nr_pmus; p++) {
+		if (c->leader >= 0) {
+			if (ioctl(c->ctr[c->leader].fd[p], request, PERF_IOC_FLAG_GROUP) < 0)
+				return -errno;
+			continue;
+		}
 		for (i = 0; i < c->nr; i++)
-			if (c->ctr[i].fd >= 0 && ioctl(c->ctr[i].fd, request, 0) < 0)
+			if (c->ctr[i].fd[p] >= 0 && ioctl(c->ctr[i].fd[p], request, 0) < 0)
 				return -errno;
 	}
 	return 0;

@@ -471,6 +471,66 @@ static inline unsigned int cpu_pmus(void)
 	return n;
 }
 
+/* Whether a cpulist ("0-3,6") names cpu. */
+static inline int cpulist_has(const char *list, int cpu)
+{
+	long lo, hi;
+	char *end;
+
+	while (*list) {
+		lo = strtol(list, &end, 10);
+		if (end == list)
+			return 0;
+		hi = *end == '-' ? strtol(end + 1, &end, 10) : lo;
+		if (cpu >= lo && cpu <= hi)
+			return 1;
+		list = *end == ',' ? end + 1 : end;
+		if (*list == '\n')
+			break;
+	}
+	return 0;
+}
+
+/*
+ * The config of generic hardware event hw (PERF_COUNT_HW_*) for a thread that runs on CPU
+ * cpu. Where perf registers several CPU PMUs, a thread's event goes to one of them, which
+ * counts only on its own CPUs, unless the config names the PMU by its type above bit 32
+ * (perf's extended hardware type): the type of cpu's PMU then. With one CPU PMU, hw.
+ */
+static inline uint64_t hw_config_on(uint64_t hw, int cpu)
+{
+	char path[320], buf[256];
+	unsigned int type = 0;
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+
+	if (cpu_pmus() < 2)
+		return hw;
+	d = opendir("/sys/bus/event_source/devices");
+	while (d && !type && (e = readdir(d))) {
+		if (strncmp(e->d_name, "armv", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpus", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && cpulist_has(buf, cpu)) {
+			fclose(f);
+			snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
+				 e->d_name);
+			f = fopen(path, "r");
+			if (f && fscanf(f, "%u", &type) != 1)
+				type = 0;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return (uint64_t)type << 32 | hw;
+}
+
 /*
  * pmuser loaded again with extra module parameters after the suite's own (PMUSER_MODPARAMS):
  * 0 or -errno. Unloading waits a moment for granted threads that are still exiting.

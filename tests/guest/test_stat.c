@@ -176,7 +176,7 @@ static long long bare_instructions(char *const argv[])
 	memset(&pa, 0, sizeof(pa));
 	pa.size = sizeof(pa);
 	pa.type = PERF_TYPE_HARDWARE;
-	pa.config = PERF_COUNT_HW_INSTRUCTIONS;
+	pa.config = hw_config_on(PERF_COUNT_HW_INSTRUCTIONS, 0);
 	pa.exclude_kernel = 1;
 	pa.exclude_hv = 1;
 	pa.inherit = 1;
