@@ -176,9 +176,12 @@ static int grants_before(struct pmuser_counters *c, const struct pmuser_info *in
 	struct pmuser__grant_need need = { 0 };
 	struct pmuser__grant_state *st;
 	struct pmuser_cpu_info other;
-	unsigned int cpu, n = 0, nr = info->nr_cpus < PMUSER_MAX_CPUS ? info->nr_cpus : PMUSER_MAX_CPUS;
+	unsigned int cpu, n = 0, nr = info->nr_cpus;
 	enum pmuser__reader_path path;
 	char reason[320];
+
+	if (nr > PMUSER_MAX_CPUS)
+		nr = PMUSER_MAX_CPUS;
 
 	st = calloc(c->attr.cpu >= 0 ? 1 : nr, sizeof(*st));
 	if (!st)
