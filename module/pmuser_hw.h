@@ -85,6 +85,38 @@ static inline void pmuser_hw_swinc(u32 mask)
 	write_sysreg(mask, pmswinc_el0);
 }
 
+/* By encoding: the headers of kernels before 6.13 name neither register. */
+#define PMUSER_SYS_PMUACR_EL1		sys_reg(3, 0, 9, 14, 4)
+#define PMUSER_PMUVER_V3P9		9
+#define PMUSER_DFR1_PMICNTR_SHIFT	36
+/* NVIDIA Olympus, implementer 0x4e part 0x010: older headers lack MIDR_NVIDIA_OLYMPUS. */
+#define PMUSER_MIDR_NVIDIA_OLYMPUS	MIDR_CPU_MODEL(0x4e, 0x010)
+
+/*
+ * PMUSER_CPU_EL0_* of this CPU. Only ID registers are read here, which every ARMv8.0 core
+ * implements (ID_AA64DFR1_EL1 reads as zero before the fields existed).
+ */
+static inline u32 pmuser_hw_el0_flags(u32 pmu_version, bool smt)
+{
+	u32 flags = 0;
+
+	if (pmu_version >= PMUSER_PMUVER_V3P9 && pmu_version != 0xf)
+		flags |= PMUSER_CPU_EL0_PMUV3P9;
+	if (((read_sysreg(id_aa64dfr1_el1) >> PMUSER_DFR1_PMICNTR_SHIFT) & 0xf) != 0)
+		flags |= PMUSER_CPU_EL0_ICNTR;
+	if ((read_cpuid_id() & MIDR_CPU_MODEL_MASK) == PMUSER_MIDR_NVIDIA_OLYMPUS || smt)
+		flags |= PMUSER_CPU_EL0_CYCLES_OFF_PMCCNTR;
+	return flags;
+}
+
+/* Read only where the flags say PMUACR_EL1 exists: the encoding is UNDEFINED elsewhere. */
+static inline u64 pmuser_hw_pmuacr_read(u32 el0_flags)
+{
+	if (!(el0_flags & PMUSER_CPU_EL0_PMUV3P9))
+		return 0;
+	return read_sysreg_s(PMUSER_SYS_PMUACR_EL1);
+}
+
 #elif defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ >= 7
 
 #define PMUSER_ARCH		PMUSER_ARCH_ARMV7
@@ -204,6 +236,19 @@ static inline void pmuser_hw_swinc(u32 mask)
 
 #else
 #error "pmuser supports ARMv8 AArch64, ARMv7 and ARMv6 (ARM1176) kernels"
+#endif
+
+#if defined(CONFIG_ARM)
+/* 32-bit kernels: neither PMUACR, PMICNTR nor perf's PMCCNTR avoidance exist. */
+static inline u32 pmuser_hw_el0_flags(u32 pmu_version, bool smt)
+{
+	return 0;
+}
+
+static inline u64 pmuser_hw_pmuacr_read(u32 el0_flags)
+{
+	return 0;
+}
 #endif
 
 #endif /* PMUSER_HW_H */

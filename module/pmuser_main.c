@@ -19,6 +19,7 @@
 #include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/topology.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
@@ -120,6 +121,7 @@ static void pmuser_read_cpu_info(void *arg)
 {
 	struct pmuser_cpu_info *ci = arg;
 	u64 pmceid[2] = {};
+	bool smt;
 
 	ci->midr = read_cpuid_id();
 	ci->pmu_version = pmuser_hw_pmu_version();
@@ -132,6 +134,10 @@ static void pmuser_read_cpu_info(void *arg)
 		ci->pmceid[1] = pmceid[1];
 	}
 	ci->user_enable = pmuser_hw_userenr_read();
+	/* perf (arm_pmu.c) keeps cycles off PMCCNTR_EL0 on cores with SMT siblings. */
+	smt = cpumask_weight(topology_sibling_cpumask(smp_processor_id())) > 1;
+	ci->el0_flags = pmuser_hw_el0_flags(ci->pmu_version, smt);
+	ci->pmuacr = pmuser_hw_pmuacr_read(ci->el0_flags);
 }
 
 static int pmuser_ioctl_cpu_info(void __user *uarg)
@@ -491,7 +497,7 @@ static int __init pmuser_init(void)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct pmuser_info) < PMUSER_INFO_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct pmuser_cpu_info) < PMUSER_CPU_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct pmuser_cpu_info) != PMUSER_CPU_INFO_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(struct pmuser_config) != PMUSER_CONFIG_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct pmuser_reset) != PMUSER_RESET_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(struct pmuser_access) != PMUSER_ACCESS_SIZE_VER0);

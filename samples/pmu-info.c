@@ -205,6 +205,34 @@ static void print_no_module(int err, bool all_events, bool presets)
 		print_presets();
 }
 
+/*
+ * What EL0 may read on the CPU and why: the user-enable bits by name as read there now (perf
+ * sets them on arm64 only while a granted thread runs), and what decides them beyond.
+ */
+static void print_el0(const struct pmuser_info *info, const struct pmuser_cpu_info *ci)
+{
+	static const char *const names[] = { "EN", "SW", "CR", "ER", "UEN" };
+	unsigned int b, n = 0;
+
+	printf("  EL0 reads: user-enable");
+	for (b = 0; info->arch != PMUSER_ARCH_ARMV6_1176 && b < 5; b++)
+		if (ci->user_enable & (1u << b))
+			n += printf(" %s", names[b]) > 0;
+	printf("%s (0x%x, as read now)", n ? "" : " none", ci->user_enable);
+	if (ci->size < PMUSER_CPU_INFO_SIZE_VER1) {
+		printf("; the module reports nothing more\n");
+		return;
+	}
+	if (ci->el0_flags & PMUSER_CPU_EL0_PMUV3P9)
+		printf("; PMUv3p9: PMUACR_EL1 0x%llx decides each counter while UEN is set, and perf puts there only a thread's own user-readable events",
+		       (unsigned long long)ci->pmuacr);
+	if (ci->el0_flags & PMUSER_CPU_EL0_CYCLES_OFF_PMCCNTR)
+		printf("; perf keeps cycles off PMCCNTR on this core");
+	if (ci->el0_flags & PMUSER_CPU_EL0_ICNTR)
+		printf("; PMICNTR_EL0 present (perf 7.3 never lets EL0 read it)");
+	printf("\n");
+}
+
 /* Each CPU's core and PMU, and each core type's events once: 0, or 1 after saying why. */
 static int print_cpus(int fd, const struct pmuser_info *info, bool all_events)
 {
@@ -232,6 +260,7 @@ static int print_cpus(int fd, const struct pmuser_info *info, bool all_events)
 		       cpu, core ? core : "unknown core", ci.midr, ci.pmu_version,
 		       ci.nr_counters, ci.counter_bits, ci.cycle_bits, ci.user_enable,
 		       ci.held_mask);
+		print_el0(info, &ci);
 		/* Events are listed once per core type (big.LITTLE systems have two). */
 		for (k = 0; k < nr_listed && listed[k] != ci.midr; k++)
 			;

@@ -71,6 +71,7 @@ struct pmuser_counters {
 	unsigned int nr_read;		/* module: supported counters, read through the page */
 	unsigned int read_slot[PMUSER_COUNTERS_MAX];	/* their page slots */
 	unsigned int read_idx[PMUSER_COUNTERS_MAX];	/* their indices in ctr[] */
+	bool cycles_on_event;		/* module: cycles counted by an event counter (CPU_CYCLES) */
 	unsigned int mmap_rechoose;	/* perf-mmap: general reads until the next look */
 	int leader;			/* perf: index of the group leader, -1 without a group */
 	unsigned int nr_pmus;		/* perf: CPU PMUs the events are opened on (>= 1) */
@@ -162,5 +163,38 @@ int pmuser__perf_user_access(void);
  */
 void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
 			    uint32_t page_flags);
+
+/* One CPU's EL0 grants as the module reports them (struct pmuser_cpu_info, VER1). */
+struct pmuser__grant_state {
+	unsigned int cpu;
+	uint32_t arch;			/* enum pmuser_arch (pmuser_info.arch) */
+	uint32_t pmu_version;
+	uint32_t nr_counters;
+	uint32_t user_enable;		/* 0 where read while the thread was not granted */
+	uint32_t el0_flags;		/* PMUSER_CPU_EL0_*; 0 from a module before VER1 */
+	uint64_t pmuacr;
+};
+
+/* What a set reads inline. */
+struct pmuser__grant_need {
+	uint32_t event_mask;		/* event counters its events sit on (bit n: counter n) */
+	bool cycles;			/* it counts cycles */
+};
+
+/* Reader paths, safest last: a set takes the last any of its CPUs needs. */
+enum pmuser__reader_path {
+	PMUSER__PATH_INLINE,		/* the module's counters, read inline where placed */
+	PMUSER__PATH_CYCLES_EVENT,	/* inline, cycles from an event counter (CPU_CYCLES) */
+	PMUSER__PATH_PERF_TASK,		/* inline reads would trap: perf's per-task events */
+};
+
+/*
+ * The reader path safe on every CPU in cpus[] (pmuser_grants.c), with the reason of the CPU
+ * that decided it in why (overwritten, whylen bytes, may be NULL). No system calls.
+ */
+enum pmuser__reader_path pmuser__reader_decide(const struct pmuser__grant_state cpus[],
+					       unsigned int n,
+					       const struct pmuser__grant_need *need, char *why,
+					       size_t whylen);
 
 #endif /* PMUSER_USERLIB_INTERNAL_H */

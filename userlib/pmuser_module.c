@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,6 +88,15 @@ static void page_widths(struct pmuser_counters *c, unsigned int cpu)
 	}
 }
 
+/* PMUv3's CPU_CYCLES: counts cycles on an event counter where the cycle counter is not read. */
+#define EVENT_CPU_CYCLES 0x11
+
+/* 1 where ctr[0] is the cycle counter, held with PMUSER_CONFIG_CYCLES. */
+static unsigned int cycles_first(const struct pmuser_counters *c)
+{
+	return c->attr.flags & PMUSER_COUNTERS_CYCLES && !c->cycles_on_event ? 1 : 0;
+}
+
 /*
  * The set as the module configures it: the cycle counter first when asked for, then every
  * event this CPU counts (the others dropped where the set allows, else an error).
@@ -94,7 +104,7 @@ static void page_widths(struct pmuser_counters *c, unsigned int cpu)
 static int config_build(struct pmuser_counters *c, const struct pmuser_cpu_info *ci,
 			struct pmuser_config *cfg, char *why, size_t whylen)
 {
-	unsigned int i, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+	unsigned int i, first = cycles_first(c);
 
 	if (first) {
 		cfg->flags = PMUSER_CONFIG_CYCLES;
@@ -106,6 +116,8 @@ static int config_build(struct pmuser_counters *c, const struct pmuser_cpu_info 
 	for (i = first; i < c->nr; i++) {
 		struct pmuser_ctr *ctr = &c->ctr[i];
 
+		if (ctr->is_cycles)
+			ctr->event = EVENT_CPU_CYCLES;
 		if (!pmuser_event_supported(ci, ctr->event)) {
 			if (!(c->attr.flags & PMUSER_COUNTERS_OPTIONAL))
 				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
@@ -127,7 +139,7 @@ static int config_build(struct pmuser_counters *c, const struct pmuser_cpu_info 
  */
 static void config_layout(struct pmuser_counters *c, const struct pmuser_config *cfg)
 {
-	unsigned int i, k, first = c->attr.flags & PMUSER_COUNTERS_CYCLES ? 1 : 0;
+	unsigned int i, k, first = cycles_first(c);
 
 	for (i = first, k = 0; i < c->nr; i++)
 		if (c->ctr[i].supported)
@@ -139,6 +151,80 @@ static void config_layout(struct pmuser_counters *c, const struct pmuser_config 
 		c->read_idx[c->nr_read] = i;
 		c->read_slot[c->nr_read++] = c->ctr[i].slot;
 	}
+}
+
+static void grant_state(struct pmuser__grant_state *s, const struct pmuser_info *info,
+			const struct pmuser_cpu_info *ci)
+{
+	s->cpu = ci->cpu;
+	s->arch = info->arch;
+	s->pmu_version = ci->pmu_version;
+	s->nr_counters = ci->nr_counters;
+	s->user_enable = ci->user_enable;
+	/* A module before VER1 leaves them 0: the grants then read as PMUSERENR_EL0 alone. */
+	s->el0_flags = ci->el0_flags;
+	s->pmuacr = ci->pmuacr;
+}
+
+/*
+ * Before CONFIGURE: the path every CPU the set may run on allows (the pinned one, else every
+ * online CPU), with the events assumed on counters 0 up. Sets c->cycles_on_event.
+ */
+static int grants_before(struct pmuser_counters *c, const struct pmuser_info *info,
+			 const struct pmuser_cpu_info *ci, char *why, size_t whylen)
+{
+	struct pmuser__grant_need need = { 0 };
+	struct pmuser__grant_state *st;
+	struct pmuser_cpu_info other;
+	unsigned int cpu, n = 0, nr = info->nr_cpus;
+	enum pmuser__reader_path path;
+	char reason[320];
+
+	if (nr > PMUSER_MAX_CPUS)
+		nr = PMUSER_MAX_CPUS;
+
+	st = calloc(c->attr.cpu >= 0 ? 1 : nr, sizeof(*st));
+	if (!st)
+		return module_fail(c, -ENOMEM, why, whylen, "grant states");
+	if (c->attr.cpu >= 0)
+		grant_state(&st[n++], info, ci);
+	for (cpu = 0; c->attr.cpu < 0 && cpu < nr; cpu++)
+		if (!pmuser_device_cpu_info(c->dev_fd, cpu, &other) && other.online)
+			grant_state(&st[n++], info, &other);
+	need.cycles = c->attr.flags & PMUSER_COUNTERS_CYCLES;
+	need.event_mask = (uint32_t)((1ull << (c->nr - (need.cycles ? 1 : 0))) - 1);
+	path = pmuser__reader_decide(st, n, &need, reason, sizeof(reason));
+	free(st);
+	if (path == PMUSER__PATH_PERF_TASK)
+		return module_fail(c, -EOPNOTSUPP, why, whylen, reason);
+	c->cycles_on_event = path == PMUSER__PATH_CYCLES_EVENT;
+	return 0;
+}
+
+/* After GRANT: the calling CPU's grant as perf made it for this thread, and the real layout. */
+static int grants_after(struct pmuser_counters *c, const struct pmuser_info *info, char *why,
+			size_t whylen)
+{
+	struct pmuser__grant_need need = { 0 };
+	struct pmuser__grant_state st;
+	struct pmuser_cpu_info ci;
+	char reason[320];
+	unsigned int i;
+
+	if (pmuser_device_cpu_info(c->dev_fd, (unsigned int)sched_getcpu(), &ci))
+		return 0;
+	grant_state(&st, info, &ci);
+	for (i = 0; i < c->nr; i++) {
+		if (!c->ctr[i].supported)
+			continue;
+		if (c->ctr[i].hw == PMUSER_HW_CYCLE)
+			need.cycles = true;
+		else if (c->ctr[i].hw < PMUSER_HW_CYCLE)
+			need.event_mask |= 1u << c->ctr[i].hw;
+	}
+	if (pmuser__reader_decide(&st, 1, &need, reason, sizeof(reason)) == PMUSER__PATH_PERF_TASK)
+		return module_fail(c, -EPERM, why, whylen, reason);
+	return 0;
 }
 
 static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
@@ -183,6 +269,9 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CPU_INFO");
+	ret = grants_before(c, &info, &ci, why, whylen);
+	if (ret)
+		return ret;
 	ret = config_build(c, &ci, &cfg, why, whylen);
 	if (ret)
 		return ret;
@@ -203,8 +292,16 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	ret = pmuser_device_grant(c->dev_fd, 0);
 	if (ret && ret != -EEXIST)
 		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
+	ret = grants_after(c, &info, why, whylen);
+	if (ret)
+		return ret;
 	if (!module_reads_work(c))
 		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");
+	if (c->cycles_on_event) {
+		snprintf(c->timer, sizeof(c->timer), "PMEVCNTR%u_EL0 counting CPU_CYCLES inline",
+			 c->ctr[0].hw);
+		return 0;
+	}
 	snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
 		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? "PMCCNTR_EL0" :
 		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 ? "PMCCNTR (c9)" : "CCNT (c15)",

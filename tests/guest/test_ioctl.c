@@ -233,6 +233,34 @@ TEST_F(ioctl, bad_cpu_is_einval)
 	EXPECT_EQ(EINVAL, raw_ioctl(self->fd, PMUSER_IOC_CONFIGURE, &self->cfg));
 }
 
+/*
+ * VER1's fields: the flags follow the ID registers (the module reads PMUACR_EL1 only where
+ * PMUv3p9 says it exists), and 32-bit kernels have none of them.
+ */
+TEST_F(ioctl, cpu_info_el0_fields_follow_the_pmu)
+{
+	const uint32_t known = PMUSER_CPU_EL0_PMUV3P9 | PMUSER_CPU_EL0_CYCLES_OFF_PMCCNTR |
+			       PMUSER_CPU_EL0_ICNTR;
+	struct pmuser_cpu_info ci;
+	unsigned int cpu;
+	bool p9;
+
+	for (cpu = 0; cpu < self->info.nr_cpus; cpu++) {
+		if (pmuser_device_cpu_info(self->fd, cpu, &ci) || !ci.online)
+			continue;
+		EXPECT_EQ(PMUSER_CPU_INFO_SIZE_VER1, ci.size);
+		EXPECT_EQ(0, ci.reserved);
+		EXPECT_EQ(0, ci.el0_flags & ~known);
+		p9 = self->info.arch == PMUSER_ARCH_ARMV8_A64 && ci.pmu_version >= 9 &&
+		     ci.pmu_version != 0xf;
+		EXPECT_EQ(p9, !!(ci.el0_flags & PMUSER_CPU_EL0_PMUV3P9)) TH_LOG("cpu%u", cpu);
+		if (!p9)
+			EXPECT_EQ(0, ci.pmuacr) TH_LOG("cpu%u", cpu);
+		if (self->info.arch != PMUSER_ARCH_ARMV8_A64)
+			EXPECT_EQ(0, ci.el0_flags) TH_LOG("cpu%u", cpu);
+	}
+}
+
 TEST_F(ioctl, bad_event_config)
 {
 	struct pmuser_cpu_info ci;

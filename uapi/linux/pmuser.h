@@ -129,9 +129,37 @@ struct pmuser_cpu_info {
 	__u32 unplaced;			/* out: configured counters perf has on no counter now */
 	/* out: the CPU's counter page sequence afterwards (it also moves at switches) */
 	__u32 page_seq;
+	/* out: PMUSER_CPU_EL0_* facts that decide what perf lets EL0 read (from VER1) */
+	__u32 el0_flags;
+	__u32 reserved;			/* out: 0 */
+	/*
+	 * out: PMUACR_EL1 as read on that CPU where el0_flags has PMUSER_CPU_EL0_PMUV3P9, else
+	 * 0: bit n lets EL0 read event counter n, bit 31 the cycle counter, bit 32 PMICNTR_EL0,
+	 * while PMUSERENR_EL0.UEN (user_enable bit 4) is set
+	 */
+	__u64 pmuacr;
 };
 
 #define PMUSER_CPU_INFO_SIZE_VER0	80
+#define PMUSER_CPU_INFO_SIZE_VER1	104	/* adds el0_flags and pmuacr */
+
+/*
+ * pmuser_cpu_info.el0_flags (arm64 only; 0 on 32-bit kernels, where none of this exists).
+ * FEAT_PMUv3p9 (ID_AA64DFR0_EL1.PMUVer 0b1001 and up): PMUSERENR_EL0.UEN and PMUACR_EL1
+ * exist. perf from Linux 6.13 sets UEN on such a core and lets EL0 read only the counters of
+ * the running thread's own user-readable events, which pmuser's CPU-wide counters are not.
+ */
+#define PMUSER_CPU_EL0_PMUV3P9		0x1
+/*
+ * A core perf (Linux 7.3) never places CPU_CYCLES on PMCCNTR_EL0 on, nor lets EL0 read that
+ * register (PMUSERENR_EL0.CR clear): one in the kernel's list of cores whose PMCCNTR_EL0
+ * counts unlike the CPU_CYCLES event (NVIDIA Olympus), or a core with SMT siblings. The lists
+ * live in the kernel; the module mirrors 7.3's and reports it on every kernel, since counting
+ * cycles on an event counter is right on older ones too.
+ */
+#define PMUSER_CPU_EL0_CYCLES_OFF_PMCCNTR	0x2
+/* FEAT_PMUv3_ICNTR (ID_AA64DFR1_EL1.PMICNTR): the fixed instruction counter PMICNTR_EL0. */
+#define PMUSER_CPU_EL0_ICNTR		0x4
 
 /* Privilege filters (pmuser_event_config.flags and pmuser_config.cycle_flags). */
 #define PMUSER_COUNT_USER	0x1	/* count at EL0 / user mode */
