@@ -492,12 +492,12 @@ static inline int cpulist_has(const char *list, int cpu)
 }
 
 /*
- * The config of generic hardware event hw (PERF_COUNT_HW_*) for a thread that runs on CPU
- * cpu. Where perf registers several CPU PMUs, a thread's event goes to one of them, which
- * counts only on its own CPUs, unless the config names the PMU by its type above bit 32
- * (perf's extended hardware type): the type of cpu's PMU then. With one CPU PMU, hw.
+ * The perf type of the PMU of CPU cpu where perf registers several CPU PMUs (big.LITTLE), else
+ * 0. A thread's event there goes to one of them, which counts only on its own CPUs, unless
+ * the event names its PMU: by type for raw events, by type above bit 32 of the config (perf's
+ * extended hardware type) for generic ones.
  */
-static inline uint64_t hw_config_on(uint64_t hw, int cpu)
+static inline unsigned int cpu_pmu_type(int cpu)
 {
 	char path[320], buf[256];
 	unsigned int type = 0;
@@ -506,7 +506,7 @@ static inline uint64_t hw_config_on(uint64_t hw, int cpu)
 	DIR *d;
 
 	if (cpu_pmus() < 2)
-		return hw;
+		return 0;
 	d = opendir("/sys/bus/event_source/devices");
 	while (d && !type && (e = readdir(d))) {
 		if (strncmp(e->d_name, "armv", 4))
@@ -528,7 +528,21 @@ static inline uint64_t hw_config_on(uint64_t hw, int cpu)
 	}
 	if (d)
 		closedir(d);
-	return (uint64_t)type << 32 | hw;
+	return type;
+}
+
+/* The config of generic hardware event hw (PERF_COUNT_HW_*) counted on CPU cpu. */
+static inline uint64_t hw_config_on(uint64_t hw, int cpu)
+{
+	return (uint64_t)cpu_pmu_type(cpu) << 32 | hw;
+}
+
+/* The type of a raw event counted on CPU cpu. */
+static inline uint32_t raw_type_on(int cpu)
+{
+	unsigned int type = cpu_pmu_type(cpu);
+
+	return type ? type : PERF_TYPE_RAW;
 }
 
 /*

@@ -128,12 +128,6 @@ static void regions_beside_perf(struct __test_metadata *_metadata, enum pmuser_b
 	char why[512] = "";
 	int ret;
 
-	/*
-	 * perf gives a per-task raw event to the first CPU PMU, so with two (big.LITTLE) the
-	 * set counts only on that PMU's CPUs, and regions elsewhere are flagged: stay on CPU 0.
-	 */
-	if (cpu_pmus() > 1)
-		ASSERT_EQ(0, pmuser_thread_pin(0));
 	pmuser_counters_attr_init(&a);
 	a.backend = b;
 	a.nr_events = 3;

@@ -114,7 +114,10 @@ static void *unload_reader_main(void *arg)
 	return NULL;
 }
 
-/* perf's own count of a task-bound INST_RETIRED (user only) event over loops of n1, n2. */
+/*
+ * perf's own count of a task-bound INST_RETIRED (user only) event over loops of n1, n2, on
+ * the PMU of the CPU the caller is pinned to.
+ */
 static int perf_loop_counts(unsigned int n1, unsigned int n2, uint64_t *c1, uint64_t *c2)
 {
 	struct perf_event_attr attr = {
@@ -127,8 +130,10 @@ static int perf_loop_counts(unsigned int n1, unsigned int n2, uint64_t *c1, uint
 	};
 	uint64_t *out[2] = { c1, c2 };
 	unsigned int n[2] = { n1, n2 }, k;
-	int fd = perf_open(&attr, 0, -1);
+	int fd;
 
+	attr.type = raw_type_on(sched_getcpu());
+	fd = perf_open(&attr, 0, -1);
 	if (fd < 0)
 		return -errno;
 	for (k = 0; k < 2; k++) {
