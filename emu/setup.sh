@@ -428,9 +428,10 @@ fetch_libperf() {
 	rm -rf "$tmp"
 }
 
-# checkpatch.pl, the kselftest harness and the pmu-events JSON from the Debian kernel source.
+# checkpatch.pl, the kselftest harness, the pmu-events JSON and the ioctl number registry
+# from the Debian kernel source. The stamp names what it holds.
 fetch_ksrc() {
-	local stamp=$PMUSER_CACHE/ksrc/ready-$KSRC_PKG ver=${KSRC_NAME#linux-source-} tmp
+	local stamp=$PMUSER_CACHE/ksrc/ready-ioctl-$KSRC_PKG ver=${KSRC_NAME#linux-source-} tmp
 	[ -f "$stamp" ] && return 0
 	private_apt bookworm || true
 	download bookworm "$KSRC_NAME=$KSRC_PKG"
@@ -447,7 +448,8 @@ fetch_ksrc() {
 		"linux-source-$ver/scripts/const_structs.checkpatch" \
 		"linux-source-$ver/tools/testing/selftests/kselftest_harness.h" \
 		"linux-source-$ver/tools/testing/selftests/kselftest.h" \
-		"linux-source-$ver/tools/perf/pmu-events/arch/arm64"
+		"linux-source-$ver/tools/perf/pmu-events/arch/arm64" \
+		"linux-source-$ver/Documentation/userspace-api/ioctl/ioctl-number.rst"
 	rm -rf "$tmp"
 	touch "$stamp"
 }

@@ -624,6 +624,57 @@ TEST(reset_counts_from_zero)
 	}
 }
 
+/* A thread's count over loops of n on CPU 0 and then n on CPU 1 (user mode), or -errno. */
+static int64_t count_on_both_cpus(struct pmuser_counters *c, unsigned long n)
+{
+	uint64_t v0[1], v1[1];
+
+	if (pmuser_thread_pin(0) || pmuser_counters_read(c, v0))
+		return -EIO;
+	spin2(n);
+	if (pmuser_thread_pin(1))
+		return -EIO;
+	spin2(n);
+	if (pmuser_counters_read(c, v1))
+		return -EIO;
+	return (int64_t)(v1[0] - v0[0]);
+}
+
+/*
+ * On big.LITTLE a perf set counts on every cluster: a thread that runs a loop on each of two
+ * CPUs of different CPU PMUs gets both loops counted. The difference between two such runs
+ * is their extra instructions exactly; another vCPU's turn inside a loop only adds (QEMU's
+ * -icount counts globally), so the least of a few tries is the loops' own.
+ */
+TEST(perf_set_counts_on_every_cluster)
+{
+	static const uint32_t ev[] = { EV_INST_RETIRED };
+	enum pmuser_backend b[2] = { PMUSER_BACKEND_PERF_READ, PMUSER_BACKEND_PERF_MMAP };
+	struct pmuser_counters *c;
+	unsigned int k, i;
+
+	REQUIRE_COUNTING();
+	if (cpu_pmus() < 2)
+		SKIP(return, "one CPU PMU: not big.LITTLE");
+	for (k = 0; k < (has_perf_mmap() ? 2U : 1U); k++) {
+		int64_t least1 = INT64_MAX, least2 = INT64_MAX, d;
+
+		ASSERT_EQ(0, open_set(b[k], false, ev, 1, 0, &c));
+		for (i = 0; i < 8 && least2 - least1 != 2 * 2 * 10000; i++) {
+			d = count_on_both_cpus(c, 1000);
+			ASSERT_LT(0, d);
+			least1 = d < least1 ? d : least1;
+			d = count_on_both_cpus(c, 11000);
+			ASSERT_LT(0, d);
+			least2 = d < least2 ? d : least2;
+		}
+		TH_LOG("%s: %lld and %lld instructions (least of %u tries)", pmuser_backend_name(b[k]),
+		       (long long)least1, (long long)least2, i);
+		EXPECT_EQ(2 * 2 * 10000, least2 - least1);
+		pmuser_counters_close(c);
+	}
+}
+
 /* A region whose start read nothing does not pair its stop with an earlier start. */
 TEST(perf_region_with_a_failed_start_is_invalid)
 {

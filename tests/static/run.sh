@@ -219,6 +219,18 @@ else
 	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
 fi
 
+# The ioctl magic is one Linux's registry of ioctl numbers gives to nobody.
+reg=$PMUSER_CACHE/ksrc/Documentation/userspace-api/ioctl/ioctl-number.rst
+magic=$(sed -n 's/^#define PMUSER_IOC_MAGIC[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' \
+	"$PMUSER_TOP/uapi/linux/pmuser.h")
+if [ -n "$magic" ] && [ -s "$reg" ] && grep -q '^0xB6 ' "$reg" &&
+	! grep -iE "^0x$magic[[:space:]]" "$reg" >"$tmp/magic"; then
+	result OK "ioctl magic 0x$magic is free in Linux's ioctl-number.rst"
+else
+	echo "magic '0x$magic'; registry $reg; its entries for it:" >>"$tmp/magic"
+	result FAIL "ioctl magic 0x$magic is free in Linux's ioctl-number.rst" "$tmp/magic"
+fi
+
 # The layout rules: no include or call cycles between files, shared tool code and functions
 # within their bounds (layout.py says which).
 python3 "$here/layout.py" "$PMUSER_TOP" >"$tmp/layout" 2>&1

@@ -317,7 +317,8 @@ struct pmuser_page_cpu {
 	struct pmuser_page_slot slot[PMUSER_PAGE_SLOTS];
 };
 
-#define PMUSER_IOC_MAGIC	0xB7
+/* Free in Linux's Documentation/userspace-api/ioctl/ioctl-number.rst (tests/static checks). */
+#define PMUSER_IOC_MAGIC	0xBB
 #define PMUSER_IOC_INFO		_IO(PMUSER_IOC_MAGIC, 0x10)
 #define PMUSER_IOC_CPU_INFO	_IO(PMUSER_IOC_MAGIC, 0x11)
 #define PMUSER_IOC_CONFIGURE	_IO(PMUSER_IOC_MAGIC, 0x12)
