@@ -9,6 +9,8 @@
  *    asserted to be at most 0.5 %;
  *  - multiplexing: more copies of INST_RETIRED than counters (perf) and more sets than one
  *    (module TDM): every scaled count within 2 % of the full-time count;
+ *  - perf's event names (instructions:u, armv8_pmuv3_0/event=0x8/u) count exactly what
+ *    inst_retired counts beside them; every tool's --version;
  *  - period file and plot; CSV, JSON; per-CPU sums;
  *  - bad input: clear message, exit status != 0, the workload never started (it would have
  *    created a marker file); exit status and signals passed through.
