@@ -66,6 +66,9 @@ $(OUT)/samples/%.o: $(TOP)/samples/%.c $(SAMPLE_HDRS)
 	$(CC) $(PMUSER_CFLAGS) -I$(TOP)/samples/common -I$(dir $<) $(SAMPLE_EXTRA) $(CFLAGS) \
 		-c -o $@ $<
 
+# The tools' --version prints the package's VERSION (below), defined once.
+$(OUT)/samples/common/tool_opts.o: SAMPLE_EXTRA = -DPMUSER_VERSION='"$(VERSION)"'
+
 $(OUT)/libpmuser.a: $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -100,7 +103,7 @@ $(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/test
 
 $(OUT)/tests/host/%: $(TOP)/tests/host/%.c $(OUT)/libpmuser.a $(SAMPLE_LIB_OBJS) $(wildcard $(TOP)/tests/host/*.h $(TOP)/tests/*.h) $(SAMPLE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) $(SAMPLE_INCLUDES) -I$(TOP)/tests/host $(CFLAGS) -DPMUSER_TOP='"$(TOP)"' -DPMUSER_CACHE='"$(PMUSER_CACHE)"' $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS) -lpthread
+	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) $(SAMPLE_INCLUDES) -I$(TOP)/tests/host $(CFLAGS) -DPMUSER_TOP='"$(TOP)"' -DPMUSER_CACHE='"$(PMUSER_CACHE)"' -DPMUSER_VERSION='"$(VERSION)"' $(LDFLAGS) -o $@ $< $(SAMPLE_LIB_OBJS) $(OUT)/libpmuser.a $(LDLIBS) -lpthread
 
 # The module is built from a private copy so several targets can be built from one checkout.
 MOD_SRCS := $(TOP)/Kbuild $(wildcard $(TOP)/module/*.[ch] $(TOP)/uapi/linux/*.h)

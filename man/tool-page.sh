@@ -54,6 +54,18 @@ upper=$(printf '%s' "$tool" | tr '[:lower:]' '[:upper:]')
 		text = text " " line
 		next
 	}
+	# The "Examples:" line of the usage and the lines after it are the EXAMPLES section.
+	state >= 2 && $0 == "Examples:" {
+		flush()
+		state = 5
+		next
+	}
+	state == 5 {
+		line = $0
+		sub(/^  /, "", line)
+		examples[++nexamples] = line
+		next
+	}
 	state >= 2 {
 		flush()
 		state = 4
@@ -84,6 +96,13 @@ upper=$(printf '%s' "$tool" | tr '[:lower:]' '[:upper:]')
 			print ".nf"
 			for (i = 1; i <= nnotes; i++)
 				print esc(notes[i])
+			print ".fi"
+		}
+		if (nexamples) {
+			print ".SH EXAMPLES"
+			print ".nf"
+			for (i = 1; i <= nexamples; i++)
+				print esc(examples[i])
 			print ".fi"
 		}
 		print ".SH SEE ALSO"

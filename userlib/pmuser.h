@@ -501,10 +501,16 @@ struct pmuser_evspec_entry {
  * Parses a comma-separated event spec for the core, e.g.
  * "inst_retired,cpu_cycles:u,0x11,l1d_cache_refill:k,r1b": each event is a name (any case) or
  * a hex number as 0x1b or r1b (decimal is refused as ambiguous), optionally followed by :u
- * (user, the default), :k (kernel) or :uk. Stores at most max entries in out and their count
- * in *count. Returns 0, or -EINVAL (syntax), -ENOENT (unknown name), -ERANGE (number above
- * 0xffff) or -E2BIG (more than max events), with a message naming the offending event by
- * position and text in err (errlen bytes; err may be NULL).
+ * (user, the default), :k (kernel) or :uk. perf's forms are taken too: its generic names
+ * (cycles, instructions, branches, branch-misses, cache-references, cache-misses, bus-cycles,
+ * stalled-cycles-frontend, ...) as the events Linux's ARMv8 PMU driver counts for them, and a
+ * CPU PMU's "armv8_pmuv3_0/inst_retired/" or "armv8_cortex_a72/event=0x8/u" (event= is hex
+ * after 0x, else decimal, as perf reads it; the modifiers follow the slash, with or without
+ * a colon). Stores at most max entries in out and their count in *count. Returns 0, or
+ * -EINVAL (syntax), -ENOENT (unknown name, a perf name the core has no event for, a PMU that
+ * is not a CPU's), -ERANGE (number above 0xffff) or -E2BIG (more than max events), with a
+ * message naming the offending event by position and text in err (errlen bytes; err may be
+ * NULL).
  */
 int pmuser_evspec_parse(const char *spec, uint32_t midr, struct pmuser_evspec_entry *out,
 			size_t max, size_t *count, char *err, size_t errlen);

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * Event-spec parser: "inst_retired,cpu_cycles:u,0x11,l1d_cache_refill:k,r1b".
+ * Event-spec parser: "inst_retired,cpu_cycles:u,0x11,l1d_cache_refill:k,r1b", and perf's
+ * forms of the same: "instructions:u", "armv8_pmuv3_0/inst_retired/", "armv8_pmuv3_0/event=0x8/k".
  *
  * Numbers must be hex, as 0x1b or as perf's raw r1b: a bare "11" could be meant in either base,
- * and guessing wrong would silently count a different event.
+ * and guessing wrong would silently count a different event. Inside a PMU's slashes perf reads
+ * event=8 as decimal, so there a number means what it means to perf.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pmuser.h"
 
@@ -107,22 +110,84 @@ static int number_parse(const struct element *el, size_t len, size_t prefix, uin
 	return 0;
 }
 
-static int name_parse(const struct element *el, size_t len, uint32_t midr,
+/*
+ * perf's generic hardware event names, each as the architectural event Linux's ARMv8 PMU
+ * driver (drivers/perf/arm_pmuv3.c) counts for it. The event is looked up by name in the
+ * core's tables, so where a core has none of that name (ARMv7: no STALL_FRONTEND; ARM1176:
+ * CPU_CYCLES only) the perf name is not supported there. For branches the driver takes
+ * BR_RETIRED, else PC_WRITE_RETIRED where the core lacks it; the tables stand in for PMCEID.
+ */
+static const struct generic {
+	const char *perf;
+	const char *arch[2];
+} generics[] = {
+	{ "cycles", { "CPU_CYCLES" } },
+	{ "cpu-cycles", { "CPU_CYCLES" } },
+	{ "instructions", { "INST_RETIRED" } },
+	{ "branches", { "BR_RETIRED", "PC_WRITE_RETIRED" } },
+	{ "branch-instructions", { "BR_RETIRED", "PC_WRITE_RETIRED" } },
+	{ "branch-misses", { "BR_MIS_PRED" } },
+	{ "cache-references", { "L1D_CACHE" } },
+	{ "cache-misses", { "L1D_CACHE_REFILL" } },
+	{ "bus-cycles", { "BUS_CYCLES" } },
+	{ "stalled-cycles-frontend", { "STALL_FRONTEND" } },
+	{ "stalled-cycles-backend", { "STALL_BACKEND" } },
+};
+
+static int core_fail(const struct element *el, uint32_t midr, int ret, const char *what)
+{
+	const char *core = pmuser_core_name(midr);
+
+	if (core)
+		return el_fail(el, ret, "%s on this core (%s)", what, core);
+	return el_fail(el, ret, "%s on this core (MIDR 0x%08x)", what, midr);
+}
+
+/* 1 if s[0..len) is one of perf's generic names (then 0 or -ENOENT in *ret), else 0. */
+static int generic_parse(const struct element *el, const char *s, size_t len, uint32_t midr,
+			 struct pmuser_evspec_entry *e, int *ret)
+{
+	const struct pmuser_event *ev;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(generics) / sizeof(generics[0]); i++) {
+		const struct generic *g = &generics[i];
+
+		if (strlen(g->perf) != len || strncasecmp(g->perf, s, len))
+			continue;
+		for (k = 0; k < 2 && g->arch[k]; k++) {
+			if (!pmuser_event_lookup(midr, g->arch[k], &ev)) {
+				e->event = ev->number;
+				e->name = ev->name;
+				*ret = 0;
+				return 1;
+			}
+		}
+		*ret = core_fail(el, midr, -ENOENT, "perf's name is not supported");
+		return 1;
+	}
+	return 0;
+}
+
+/* The event named by s[0..len): a name of the core's tables or one of perf's generic names. */
+static int name_parse(const struct element *el, const char *s, size_t len, uint32_t midr,
 		      struct pmuser_evspec_entry *e)
 {
 	const struct pmuser_event *ev;
 	char name[NAME_LEN_MAX];
-	const char *core;
 	size_t i;
+	int ret;
 
+	if (generic_parse(el, s, len, midr, e, &ret))
+		return ret;
 	for (i = 0; i < len; i++) {
-		char c = el->text[i];
+		char c = s[i];
 
 		if (!(isalpha((unsigned char)c) || c == '_' || (i && isdigit((unsigned char)c))))
 			return bad_char(el, c, i ? "in the event name" : "at the start");
 	}
 	if (len < sizeof(name)) {
-		memcpy(name, el->text, len);
+		memcpy(name, s, len);
 		name[len] = '\0';
 		if (!pmuser_event_lookup(midr, name, &ev)) {
 			e->event = ev->number;
@@ -130,10 +195,7 @@ static int name_parse(const struct element *el, size_t len, uint32_t midr,
 			return 0;
 		}
 	}
-	core = pmuser_core_name(midr);
-	if (core)
-		return el_fail(el, -ENOENT, "no event of that name on %s", core);
-	return el_fail(el, -ENOENT, "no event of that name on MIDR 0x%08x", midr);
+	return core_fail(el, midr, -ENOENT, "no event of that name");
 }
 
 static int modifiers_parse(const struct element *el, const char *mod, size_t len, uint32_t *flags)
@@ -154,32 +216,133 @@ static int modifiers_parse(const struct element *el, const char *mod, size_t len
 	return 0;
 }
 
-static int element_parse(const struct element *el, uint32_t midr, struct pmuser_evspec_entry *e)
+/* A CPU PMU as Linux names it: armv6_1176, armv7_cortex_a15, armv8_pmuv3_0, armv8_cortex_a72. */
+static bool is_cpu_pmu(const char *s, size_t len)
+{
+	return len > 6 && !strncmp(s, "armv", 4) && isdigit((unsigned char)s[4]) && s[5] == '_';
+}
+
+/*
+ * The N of event=N, as perf reads it: hex after 0x, else decimal. A leading 0 is refused, as
+ * perf would read the digits as octal.
+ */
+static int term_number(const struct element *el, const char *s, size_t len, uint32_t midr,
+		       struct pmuser_evspec_entry *e)
+{
+	uint32_t v = 0;
+	size_t i = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		i = hex_parse(s + 2, len - 2, &v);
+		if (!i)
+			return el_fail(el, -EINVAL, "no hex digits after 'event=0x'");
+		i += 2;
+	} else if (len > 1 && s[0] == '0') {
+		return el_fail(el, -EINVAL, "perf reads event=0N as octal: write hex, as event=0x8");
+	} else {
+		for (; i < len && isdigit((unsigned char)s[i]); i++)
+			if (v <= EVENT_MAX)
+				v = v * 10 + (uint32_t)(s[i] - '0');
+		if (!i)
+			return el_fail(el, -EINVAL, "event= needs a number, as event=0x8");
+	}
+	if (i < len)
+		return bad_char(el, s[i], "after the number");
+	if (v > EVENT_MAX)
+		return el_fail(el, -ERANGE, "event number above 0x%x", EVENT_MAX);
+	e->event = v;
+	e->name = pmuser_event_name(midr, v);
+	return 0;
+}
+
+/*
+ * perf's "pmu/term/": the PMU must be a CPU one, the term an event name or event=N. *end is
+ * the length up to and with the closing slash, where the modifiers start.
+ */
+static int pmu_parse(const struct element *el, uint32_t midr, struct pmuser_evspec_entry *e,
+		     size_t *end)
+{
+	const char *s = el->text, *t = (const char *)memchr(s, '/', el->len) + 1;
+	const char *close;
+	size_t plen = (size_t)(t - 1 - s), tlen;
+
+	close = memchr(t, '/', el->len - plen - 1);
+	if (!plen)
+		return el_fail(el, -EINVAL, "missing PMU name before '/'");
+	if (!is_cpu_pmu(s, plen))
+		return el_fail(el, -ENOENT,
+			       "'%.*s' is not a CPU PMU (those are armvN_..., as armv8_pmuv3_0)",
+			       quote_len(plen), s);
+	if (!close)
+		return el_fail(el, -EINVAL, "no closing '/' after the event");
+	tlen = (size_t)(close - t);
+	*end = (size_t)(close - s) + 1;
+	if (!tlen)
+		return el_fail(el, -EINVAL, "no event between the slashes");
+	if (memchr(t, ',', tlen))
+		return el_fail(el, -EINVAL, "one term between the slashes: an event name or event=");
+	if (tlen >= 6 && !strncmp(t, "event=", 6))
+		return term_number(el, t + 6, tlen - 6, midr, e);
+	if (memchr(t, '=', tlen))
+		return el_fail(el, -EINVAL, "term '%.*s' is not supported (use event= or a name)",
+			       quote_len(tlen), t);
+	return name_parse(el, t, tlen, midr, e);
+}
+
+/* "name", "0x1b" or "r1b", up to the modifiers' colon, whose offset *end gets. */
+static int plain_parse(const struct element *el, uint32_t midr, struct pmuser_evspec_entry *e,
+		       size_t *end)
 {
 	const char *s = el->text, *colon = memchr(s, ':', el->len);
 	size_t len = colon ? (size_t)(colon - s) : el->len;
-	int ret;
 
+	*end = len;
 	if (!len)
 		return el_fail(el, -EINVAL, "missing event name or number");
 	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		ret = number_parse(el, len, 2, midr, e);
-	else if (is_raw(s, len))
-		ret = number_parse(el, len, 1, midr, e);
-	else if (len >= 3 && (s[0] == 'r' || s[0] == 'R') && s[1] == '0' &&
-		 (s[2] == 'x' || s[2] == 'X'))
-		ret = el_fail(el, -EINVAL, "a raw number is r and hex digits, as r1b (or 0x1b)");
-	else if (isdigit((unsigned char)s[0]))
-		ret = el_fail(el, -EINVAL,
-			      "numbers must be hex, as 0x1b or r1b (decimal would be ambiguous)");
-	else
-		ret = name_parse(el, len, midr, e);
+		return number_parse(el, len, 2, midr, e);
+	if (is_raw(s, len))
+		return number_parse(el, len, 1, midr, e);
+	if (len >= 3 && (s[0] == 'r' || s[0] == 'R') && s[1] == '0' &&
+	    (s[2] == 'x' || s[2] == 'X'))
+		return el_fail(el, -EINVAL, "a raw number is r and hex digits, as r1b (or 0x1b)");
+	if (isdigit((unsigned char)s[0]))
+		return el_fail(el, -EINVAL,
+			       "numbers must be hex, as 0x1b or r1b (decimal would be ambiguous)");
+	return name_parse(el, s, len, midr, e);
+}
+
+/*
+ * One event and its modifiers: ":u" after a plain event; after a PMU's closing slash the
+ * modifiers follow directly as perf writes them ("/u"), or after a colon.
+ */
+static int element_parse(const struct element *el, uint32_t midr, struct pmuser_evspec_entry *e)
+{
+	bool pmu = memchr(el->text, '/', el->len) != NULL;
+	size_t end = 0;
+	int ret;
+
+	ret = pmu ? pmu_parse(el, midr, e, &end) : plain_parse(el, midr, e, &end);
 	if (ret)
 		return ret;
 	e->flags = PMUSER_COUNT_USER;
-	if (colon)
-		return modifiers_parse(el, colon + 1, el->len - len - 1, &e->flags);
-	return 0;
+	if (end == el->len)
+		return 0;
+	if (el->text[end] == ':' || !pmu)
+		end++;
+	return modifiers_parse(el, el->text + end, el->len - end, &e->flags);
+}
+
+/* An element ends at a comma outside a PMU's slashes. */
+static size_t element_len(const char *s)
+{
+	bool inside = false;
+	size_t i;
+
+	for (i = 0; s[i] && (s[i] != ',' || inside); i++)
+		if (s[i] == '/')
+			inside = !inside;
+	return i;
 }
 
 int pmuser_evspec_parse(const char *spec, uint32_t midr, struct pmuser_evspec_entry *out,
@@ -196,7 +359,7 @@ int pmuser_evspec_parse(const char *spec, uint32_t midr, struct pmuser_evspec_en
 	if (!spec || !*spec)
 		return fail(err, errlen, NULL, -EINVAL, "empty event spec");
 	for (;;) {
-		el.len = strcspn(el.text, ",");
+		el.len = element_len(el.text);
 		if (!el.len)
 			return el_fail(&el, -EINVAL, "empty element");
 		if (n == max)

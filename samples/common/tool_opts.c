@@ -12,8 +12,16 @@
 #include "size_suffix.h"
 #include "tool_opts.h"
 
-/* Options per table; long-only options get getopt values from LONG_ONLY up. */
-enum { OPTS_MAX = 40, LONG_ONLY = 256 };
+/*
+ * Options per table; long-only options get getopt values from LONG_ONLY up, --version the one
+ * below, which no short option can take.
+ */
+enum { OPTS_MAX = 40, LONG_ONLY = 256, VERSION_KEY = LONG_ONLY - 1 };
+
+/* The package's version, from the Makefile's VERSION: one definition for every tool. */
+#ifndef PMUSER_VERSION
+#error "PMUSER_VERSION is the Makefile's VERSION, given with -D"
+#endif
 
 int tool_bad(const char *tool, const char *fmt, ...)
 {
@@ -134,9 +142,33 @@ static void usage_left(char *left, size_t len, const struct tool_opt *o)
 		n += snprintf(left + n, len - (size_t)n, ", --%s", next->name);
 }
 
+/* One option's lines of the usage: its names, then its help in the column at width. */
+static void usage_line(FILE *f, const struct tool_opt *p, int width)
+{
+	char left[80];
+
+	usage_left(left, sizeof(left), p);
+	/* A left side wider than the column gets its help on the lines below. */
+	if ((int)strlen(left) > width)
+		fprintf(f, "  %s\n  %-*s  ", left, width, "");
+	else
+		fprintf(f, "  %-*s  ", width, left);
+	for (const char *h = p->help; *h; h++) {
+		fputc(*h, f);
+		if (*h == '\n')
+			fprintf(f, "  %-*s  ", width, "");
+	}
+	fputc('\n', f);
+}
+
 void tool_usage(const struct tool_cli *cli, FILE *f)
 {
-	static const struct tool_opt help = { .name = "help", .short_name = 'h', .help = "this text" };
+	/* Every tool's own options, in a table of their own: usage_left() looks past each. */
+	static const struct tool_opt own[] = {
+		{ .name = "version", .help = "print the tool's name and version" },
+		{ .name = "help", .short_name = 'h', .help = "this text" },
+		{ .name = NULL },
+	};
 	char left[80];
 	int width = 0;
 
@@ -149,27 +181,12 @@ void tool_usage(const struct tool_cli *cli, FILE *f)
 			width = (int)strlen(left);
 	}
 	width = width < 16 ? 16 : width > 30 ? 30 : width;
-	for (const struct tool_opt *o = cli->opts; ; o++) {
-		const struct tool_opt *p = o->name ? o : &help;
-		const char *h = p->help;
-
-		if (!h)
-			continue;
-		usage_left(left, sizeof(left), p);
-		/* A left side wider than the column gets its help on the lines below. */
-		if ((int)strlen(left) > width)
-			fprintf(f, "  %s\n  %-*s  ", left, width, "");
-		else
-			fprintf(f, "  %-*s  ", width, left);
-		for (; *h; h++) {
-			fputc(*h, f);
-			if (*h == '\n')
-				fprintf(f, "  %-*s  ", width, "");
-		}
-		fputc('\n', f);
-		if (!o->name)
-			break;
-	}
+	for (const struct tool_opt *o = cli->opts; o->name; o++)
+		if (o->help)
+			usage_line(f, o, width);
+	/* --help last: the man pages' option list ends at it (man/tool-page.sh). */
+	usage_line(f, &own[0], width);
+	usage_line(f, &own[1], width);
 	if (f == stdout && cli->notes)
 		cli->notes(f);
 }
@@ -258,7 +275,8 @@ static int build(const struct tool_cli *cli, struct option *longopts, char *shor
 		}
 	}
 	longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
-	longopts[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	longopts[n + 1] = (struct option){ "version", no_argument, NULL, VERSION_KEY };
+	longopts[n + 2] = (struct option){ NULL, 0, NULL, 0 };
 	shortopts[s++] = 'h';
 	shortopts[s] = '\0';
 	return 0;
@@ -271,19 +289,21 @@ static int build(const struct tool_cli *cli, struct option *longopts, char *shor
 static int ambiguous(const struct tool_cli *cli, const char *given)
 {
 	size_t len = strcspn(given + 2, "="), n = 0, count = 0;
+	unsigned int nopts = 0;
 	char names[256];
 
 	names[0] = '\0';
-	for (unsigned int i = 0; ; i++) {
-		const char *name = cli->opts[i].name ? cli->opts[i].name : "help";
+	while (cli->opts[nopts].name)
+		nopts++;
+	/* The table's options, then --help and --version, which every tool has. */
+	for (unsigned int i = 0; i < nopts + 2; i++) {
+		const char *name = i < nopts ? cli->opts[i].name : i == nopts ? "help" : "version";
 
 		if (!strncmp(name, given + 2, len) && n < sizeof(names)) {
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s--%s",
 					      count ? ", " : "", name);
 			count++;
 		}
-		if (!cli->opts[i].name)
-			break;
 	}
 	if (count > 1)
 		return fail(cli, "option '--%.*s' is ambiguous: %s", (int)len, given + 2, names);
@@ -308,6 +328,8 @@ static int unknown(const struct tool_cli *cli, int c, char **argv)
 		return fail(cli, "option '--%s' takes no argument", cli->opts[i].name);
 	if (optopt == 'h' && c == '?' && given[1] == '-')
 		return fail(cli, "option '--help' takes no argument");
+	if (optopt == VERSION_KEY && c == '?')
+		return fail(cli, "option '--version' takes no argument");
 	if (!optopt && c == '?' && given[0] == '-' && given[1] == '-')
 		return ambiguous(cli, given);
 	if (optopt && optopt < LONG_ONLY && (!cli->opts[i].name || given[1] != '-')) {
@@ -324,7 +346,7 @@ static int unknown(const struct tool_cli *cli, int c, char **argv)
 
 int tool_parse(const struct tool_cli *cli, int argc, char **argv, int *first)
 {
-	struct option longopts[OPTS_MAX + 2];
+	struct option longopts[OPTS_MAX + 3];
 	char shortopts[3 * OPTS_MAX + 5];
 	bool seen[OPTS_MAX] = { false };
 	int c, longindex;
@@ -349,6 +371,10 @@ int tool_parse(const struct tool_cli *cli, int argc, char **argv, int *first)
 
 		if (c == 'h') {
 			tool_usage(cli, stdout);
+			return 0;
+		}
+		if (c == VERSION_KEY) {
+			printf("%s %s\n", cli->tool, PMUSER_VERSION);
 			return 0;
 		}
 		for (i = 0; cli->opts[i].name && !o; i++)

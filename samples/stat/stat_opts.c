@@ -182,6 +182,21 @@ static void notes(FILE *f)
 		"pmu-stat ended -r early); 1 counters could not be set up (or, the report written,\n"
 		"counting stopped part-way), 2 bad usage, 126 command not executable, 127 command\n"
 		"not found.\n");
+	fprintf(f,
+		"Events: a name pmu-info --events lists (any case); perf's generic names cycles,\n"
+		"cpu-cycles, instructions, branches, branch-instructions, branch-misses,\n"
+		"cache-references, cache-misses, bus-cycles, stalled-cycles-frontend and\n"
+		"stalled-cycles-backend, as the events Linux's ARMv8 PMU driver counts for them (a\n"
+		"core without that event says the name is not supported on it); a hex number, 0x1b\n"
+		"or perf's raw r1b; or a CPU PMU's event as perf writes it,\n"
+		"armv8_pmuv3_0/inst_retired/ or armv8_cortex_a72/event=0x8/ (event= is decimal\n"
+		"unless 0x). Modifiers: :u user mode (the default, where perf's is both), :k kernel\n"
+		"mode, :uk both; after a PMU's closing slash as /u, /k or /uk.\n"
+		"Examples:\n"
+		"  pmu-stat -e instructions:u,cycles -- ./prog\n"
+		"  pmu-stat -e inst_retired,armv8_pmuv3_0/event=0x3/k -e branch-misses -- ./prog\n"
+		"  pmu-stat -x, -e r1b:uk -- ./prog\n"
+		"  pmu-stat --preset cache -r 5 -- ./prog\n");
 }
 
 int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen)
@@ -190,7 +205,9 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 	char interval_help[160];
 	const struct tool_opt opts[] = {
 		{ "events", 'e', "SPEC", "one event set, e.g. inst_retired,l1d_cache_refill (repeat -e"
-		  "\nfor more sets; names from pmu-info --events, or 0x1b / r1b)",
+		  "\nfor more sets): names from pmu-info --events, perf's names"
+		  "\n(instructions, armv8_pmuv3_0/event=0x8/), 0x1b or r1b; modes"
+		  "\n:u (default), :k, :uk (see Events below)",
 		  TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
 		{ "preset", 0, "NAME", "a named group of events, split into sets that fit the"
 		  "\ncounters (default when no -e; the list below, pmu-info --presets)",

@@ -44,7 +44,8 @@ evspec_seeds() {
 	local i=0 spec
 	for spec in 'inst_retired,cpu_cycles:u,0x11,l1d_cache_refill:k,r1b' \
 		'l1d_cache_refill_rd:uk,0x4004:k,R1B' 'instr_exec,dcache_miss:ku' \
-		'0x10000' 'a,,b' 'cpu_cycles:uu' '17'; do
+		'0x10000' 'a,,b' 'cpu_cycles:uu' '17' 'instructions:u,cycles,stalled-cycles-backend' \
+		'armv8_pmuv3_0/inst_retired/uk,armv8_cortex_a72/event=0x8/:k' 'a/event=1,b=2/'; do
 		printf '\002\377%s' "$spec" >"$1/seed$i"
 		i=$((i + 1))
 	done
@@ -63,7 +64,12 @@ fuzz fuzz_evspec evspec_seeds '"0x"
 ","
 "inst_retired"
 "cpu_cycles"
-"l1d_cache_refill_rd"' \
+"l1d_cache_refill_rd"
+"instructions"
+"branch-misses"
+"/"
+"armv8_pmuv3_0/"
+"event="' \
 	"$here/fuzz_evspec.c" "$top/userlib/pmuser_events.c" "$top/userlib/pmuser_evspec.c" ||
 	status=1
 fuzz fuzz_sweepcsv sweepcsv_seeds '"# pmu-sweep v1 unit=cycles\x0A"

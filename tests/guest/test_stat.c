@@ -9,6 +9,8 @@
  *    asserted to be at most 0.5 %;
  *  - multiplexing: more copies of INST_RETIRED than counters (perf) and more sets than one
  *    (module TDM): every scaled count within 2 % of the full-time count;
+ *  - perf's event names (instructions:u, armv8_pmuv3_0/event=0x8/u) count exactly what
+ *    inst_retired counts beside them; every tool's --version;
  *  - period file and plot; CSV, JSON; per-CPU sums;
  *  - bad input: clear message, exit status != 0, the workload never started (it would have
  *    created a marker file); exit status and signals passed through.
@@ -247,6 +249,48 @@ TEST(bad_input_never_starts_the_workload)
 	EXPECT_FALSE(file_exists(MARKER));
 }
 
+/* perf's names that name nothing here: exit status 2 with the cause, the workload not run. */
+TEST(bad_perf_names_say_why)
+{
+	static const struct {
+		const char *spec, *cause;
+	} cases[] = {
+		{ "cycles,armv8_pmuv3_0/no_such_event/", "no event of that name on this core" },
+		{ "arm_dsu_0/event=0x11/", "'arm_dsu_0' is not a CPU PMU" },
+		{ "instructions:p", "bad modifier ':p'" },
+		{ "armv8_pmuv3_0/config1=1/", "term 'config1=1' is not supported" },
+	};
+	char *argv[] = { "pmu-stat", "-e", NULL, "--", "touch", MARKER, NULL };
+	size_t i;
+
+	unlink(MARKER);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		argv[2] = (char *)cases[i].spec;
+		EXPECT_EQ(2, exit_code(run(argv))) TH_LOG("-e %s", cases[i].spec);
+		EXPECT_TRUE(output_has(cases[i].cause)) TH_LOG("-e %s", cases[i].spec);
+	}
+	EXPECT_FALSE(file_exists(MARKER));
+}
+
+/* Every tool's --version: its name and a version on standard output, exit status 0. */
+TEST(every_tool_prints_its_version)
+{
+	static const char *const tools[] = {
+		"pmu-chase", "pmu-hazards", "pmu-hello", "pmu-info", "pmu-lat", "pmu-matrix",
+		"pmu-misp", "pmu-overhead", "pmu-scale", "pmu-spin", "pmu-stat", "pmu-sweep",
+		"pmu-walk",
+	};
+	char *argv[] = { NULL, "--version", NULL }, want[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tools); i++) {
+		argv[0] = (char *)tools[i];
+		EXPECT_EQ(0, exit_code(run(argv))) TH_LOG("%s --version", tools[i]);
+		snprintf(want, sizeof(want), "%s 0.", tools[i]);
+		EXPECT_TRUE(output_has(want)) TH_LOG("%s --version", tools[i]);
+	}
+}
+
 /* A set the module cannot hold at once is refused before anything runs. */
 TEST(module_set_too_large)
 {
@@ -354,6 +398,32 @@ TEST(instructions_module_backend)
 {
 	REQUIRE_COUNTING();
 	check_instructions(_metadata, "module");
+}
+
+/*
+ * perf's names count what the architectural names do: instructions:u, inst_retired and a CPU
+ * PMU's event=0x8 in one set count the same run together, so their counts are equal; under
+ * an exact -icount they are the prediction too.
+ */
+TEST(perf_names_count_as_the_architectural_ones)
+{
+	char *argv[] = { "pmu-stat", "-C", "0", "-e",
+			 "instructions:u,inst_retired,armv8_pmuv3_0/event=0x8/u", "--csv", "-o",
+			 CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
+	double predicted = 2.0 * SPIN_ITER;
+	struct csv_row rows[3];
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ(3, csv_rows(CSV_FILE, "INST_RETIRED", "all", rows, 3));
+	ksft_print_msg("instructions:u %llu, inst_retired %llu, armv8_pmuv3_0/event=0x8/u %llu\n",
+		       rows[0].raw, rows[1].raw, rows[2].raw);
+	EXPECT_LT(0.999, rows[0].duty);
+	EXPECT_LT(0.999, rows[1].duty);
+	EXPECT_EQ(rows[1].raw, rows[0].raw);
+	EXPECT_EQ(rows[1].raw, rows[2].raw);
+	if (getenv("PMUSER_ICOUNT_EXACT"))
+		EXPECT_GT(0.001, fabs(rel((double)rows[0].raw, predicted)));
 }
 
 /*

@@ -35,6 +35,31 @@ TEST(help_is_usage_on_stdout)
 	}
 }
 
+/* --version: "NAME VERSION" on standard output, status 0, the Makefile's VERSION everywhere. */
+TEST(version_is_name_and_version)
+{
+	char cmd[512], out[16384], want[128];
+
+	/* pmu-scale too, which the other tests here leave out. */
+	for (size_t i = 0; i <= sizeof(tools) / sizeof(tools[0]); i++) {
+		const char *tool = i < sizeof(tools) / sizeof(tools[0]) ? tools[i] : "pmu-scale";
+
+		snprintf(cmd, sizeof(cmd), BIN "%s --version 2>pmuser-cli.err", tool);
+		EXPECT_EQ(0, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tool);
+		snprintf(want, sizeof(want), "%s %s\n", tool, PMUSER_VERSION);
+		EXPECT_STREQ(want, out) TH_LOG("%s --version", tool);
+		EXPECT_EQ(0, tool_run("cat pmuser-cli.err", false, out, sizeof(out)));
+		EXPECT_STREQ("", out) TH_LOG("%s --version wrote to stderr", tool);
+		snprintf(cmd, sizeof(cmd), BIN "%s --version=1 2>&1 >/dev/null", tool);
+		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tool);
+		EXPECT_NE(NULL, strstr(out, "option '--version' takes no argument"))
+			TH_LOG("%s --version=1: %s", tool, out);
+		snprintf(cmd, sizeof(cmd), BIN "%s --help", tool);
+		EXPECT_EQ(0, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tool);
+		EXPECT_NE(NULL, strstr(out, "\n      --version  ")) TH_LOG("%s --help", tool);
+	}
+}
+
 TEST(unknown_option_is_a_usage_error)
 {
 	char cmd[512], out[16384];

@@ -669,6 +669,130 @@ TEST(evspec_errors)
 	}
 }
 
+/* perf's generic names, as arm_pmuv3.c's armv8_pmuv3_perf_map (ARMv8) and by name elsewhere. */
+TEST(evspec_perf_names)
+{
+	static const struct {
+		uint32_t midr;
+		const char *spec;
+		uint32_t event, flags;
+		const char *name;
+	} cases[] = {
+		{ MIDR_A72, "cycles", 0x11, PMUSER_COUNT_USER, "CPU_CYCLES" },
+		{ MIDR_A72, "cpu-cycles:k", 0x11, PMUSER_COUNT_KERNEL, "CPU_CYCLES" },
+		{ MIDR_A72, "instructions:u", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		{ MIDR_A72, "Instructions:uk", 0x08, PMUSER_COUNT_MASK, "INST_RETIRED" },
+		{ MIDR_A72, "branches", 0x21, PMUSER_COUNT_USER, "BR_RETIRED" },
+		{ MIDR_A72, "branch-instructions", 0x21, PMUSER_COUNT_USER, "BR_RETIRED" },
+		{ MIDR_A72, "branch-misses", 0x10, PMUSER_COUNT_USER, "BR_MIS_PRED" },
+		{ MIDR_A72, "cache-references", 0x04, PMUSER_COUNT_USER, "L1D_CACHE" },
+		{ MIDR_A72, "cache-misses", 0x03, PMUSER_COUNT_USER, "L1D_CACHE_REFILL" },
+		{ MIDR_A72, "bus-cycles", 0x1d, PMUSER_COUNT_USER, "BUS_CYCLES" },
+		{ MIDR_A72, "stalled-cycles-frontend", 0x23, PMUSER_COUNT_USER, "STALL_FRONTEND" },
+		{ MIDR_A72, "stalled-cycles-backend", 0x24, PMUSER_COUNT_USER, "STALL_BACKEND" },
+		{ 0, "instructions", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		/* ARMv7 has no BR_RETIRED: PC_WRITE_RETIRED, as the ARMv7 driver counts. */
+		{ MIDR_A7, "branches", 0x0c, PMUSER_COUNT_USER, "PC_WRITE_RETIRED" },
+		{ MIDR_A15, "instructions", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		{ MIDR_A15, "bus-cycles", 0x1d, PMUSER_COUNT_USER, "BUS_CYCLES" },
+		{ MIDR_1176, "cycles", 0xff, PMUSER_COUNT_USER, "CPU_CYCLES" },
+		/* A CPU PMU's events, as perf names them. */
+		{ MIDR_A72, "armv8_pmuv3_0/inst_retired/", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		{ MIDR_A72, "armv8_pmuv3/cpu_cycles/k", 0x11, PMUSER_COUNT_KERNEL, "CPU_CYCLES" },
+		{ MIDR_A72, "armv8_cortex_a72/event=0x8/", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		{ MIDR_A72, "armv8_cortex_a72/event=8/uk", 0x08, PMUSER_COUNT_MASK, "INST_RETIRED" },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0x11/:u", 0x11, PMUSER_COUNT_USER, "CPU_CYCLES" },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0/", 0x00, PMUSER_COUNT_USER, "SW_INCR" },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0xc0/", 0xc0, PMUSER_COUNT_USER, NULL },
+		{ MIDR_A72, "armv8_pmuv3_0/instructions/", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		{ MIDR_A7, "armv7_cortex_a7/l1d_cache/", 0x04, PMUSER_COUNT_USER, "L1D_CACHE" },
+		{ MIDR_1176, "armv6_1176/event=0x7/", 0x07, PMUSER_COUNT_USER, "INSTR_EXEC" },
+	};
+	struct pmuser_evspec_entry e;
+	char err[160];
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ASSERT_EQ(0, pmuser_evspec_parse(cases[i].spec, cases[i].midr, &e, 1, &n, err,
+						 sizeof(err))) TH_LOG("%s: %s", cases[i].spec, err);
+		ASSERT_EQ(1, n);
+		EXPECT_EQ(cases[i].event, e.event) TH_LOG("%s", cases[i].spec);
+		EXPECT_EQ(cases[i].flags, e.flags) TH_LOG("%s", cases[i].spec);
+		if (cases[i].name) {
+			EXPECT_STREQ(cases[i].name, e.name ? e.name : "(null)");
+		} else {
+			EXPECT_EQ(NULL, e.name) TH_LOG("%s: %s", cases[i].spec, e.name);
+		}
+	}
+}
+
+/* A PMU's slashes keep their comma: the element does not end there. */
+TEST(evspec_perf_sets)
+{
+	struct pmuser_evspec_entry e[4];
+	char err[160];
+	size_t n = 0;
+
+	ASSERT_EQ(0, pmuser_evspec_parse("cycles:u,armv8_pmuv3_0/inst_retired/k,instructions",
+					 MIDR_A72, e, ARRAY_SIZE(e), &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(3, n);
+	EXPECT_EQ(0x11, e[0].event);
+	EXPECT_EQ(0x08, e[1].event);
+	EXPECT_EQ(PMUSER_COUNT_KERNEL, e[1].flags);
+	EXPECT_EQ(0x08, e[2].event);
+	EXPECT_EQ(PMUSER_COUNT_USER, e[2].flags);
+}
+
+TEST(evspec_perf_errors)
+{
+	static const struct {
+		uint32_t midr;
+		const char *spec;
+		int ret;
+		const char *msg[2];	/* both must appear in the message */
+	} cases[] = {
+		{ MIDR_A7, "stalled-cycles-frontend", -ENOENT,
+		  { "'stalled-cycles-frontend'", "not supported on this core (Cortex-A7)" } },
+		{ MIDR_1176, "cycles,instructions", -ENOENT,
+		  { "event 2 'instructions'", "not supported on this core (ARM1176)" } },
+		{ 0x410fb022, "cycles", -ENOENT, { "not supported", "MIDR 0x410fb022" } },
+		{ MIDR_A72, "instructions:p", -EINVAL, { "'instructions:p'", "modifier ':p'" } },
+		{ MIDR_A72, "cpu-cyclez", -EINVAL, { "'cpu-cyclez'", "unexpected '-'" } },
+		{ MIDR_A72, "arm_dsu_0/event=0x11/", -ENOENT,
+		  { "'arm_dsu_0' is not a CPU PMU", "armv8_pmuv3_0" } },
+		{ MIDR_A72, "/inst_retired/", -EINVAL, { "missing PMU name" } },
+		{ MIDR_A72, "armv8_pmuv3_0/inst_retired", -EINVAL, { "no closing '/'" } },
+		{ MIDR_A72, "armv8_pmuv3_0//", -EINVAL, { "no event between the slashes" } },
+		{ MIDR_A72, "armv8_pmuv3_0/bogus/", -ENOENT,
+		  { "'armv8_pmuv3_0/bogus/'", "no event of that name on this core (Cortex-A72)" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0x8,config1=1/", -EINVAL, { "one term" } },
+		{ MIDR_A72, "armv8_pmuv3_0/config=0x8/", -EINVAL,
+		  { "term 'config=0x8' is not supported" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=/", -EINVAL, { "event= needs a number" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=010/", -EINVAL, { "octal" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0x/", -EINVAL, { "no hex digits" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=8z/", -EINVAL, { "unexpected 'z' after the number" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=65536/", -ERANGE, { "above 0xffff" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0x8/x", -EINVAL, { "modifier" } },
+		{ MIDR_A72, "armv8_pmuv3_0/event=0x8/:", -EINVAL, { "modifier" } },
+	};
+	struct pmuser_evspec_entry e[2];
+	char err[200];
+	size_t i, j, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(err, 'x', sizeof(err));
+		EXPECT_EQ(cases[i].ret, pmuser_evspec_parse(cases[i].spec, cases[i].midr, e,
+							    ARRAY_SIZE(e), &n, err, sizeof(err)))
+			TH_LOG("%s", cases[i].spec);
+		ASSERT_NE(NULL, memchr(err, '\0', sizeof(err)));
+		for (j = 0; j < ARRAY_SIZE(cases[i].msg) && cases[i].msg[j]; j++)
+			EXPECT_NE(NULL, strstr(err, cases[i].msg[j]))
+				TH_LOG("'%s' lacks \"%s\"", err, cases[i].msg[j]);
+	}
+}
+
 TEST(evspec_long_element)
 {
 	struct pmuser_evspec_entry e[1];
