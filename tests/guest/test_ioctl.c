@@ -476,6 +476,7 @@ TEST_F(ioctl, revoke_leaves_perfs_own_reads)
 	REQUIRE_COUNTING();
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	sigill_count_install();
+	attr.config = hw_config_on(PERF_COUNT_HW_CPU_CYCLES, 0);
 	pfd = perf_open(&attr, 0, -1);
 	ASSERT_LE(0, pfd) TH_LOG("perf_event_open: %s", strerror(errno));
 	sched_yield();

@@ -1012,6 +1012,8 @@ TEST(read_all_right_across_period_ends)
 		SKIP(return, "not under -icount");
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, ev, 1, 0, &c));
+	/* On CPU 0's PMU: on big.LITTLE an event of another PMU would never run here. */
+	pa.type = raw_type_on(0);
 	other = perf_open(&pa, 0, -1);
 	ASSERT_LE(0, other) TH_LOG("perf_event_open: %s", strerror(errno));
 	irq0 = pmu_interrupts();
@@ -1194,6 +1196,8 @@ static void multiplexed_regions(struct __test_metadata *_metadata, enum pmuser_b
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, open_set(b, false, ev, 3, 0, &c));
 	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+	/* On CPU 0's PMU: on big.LITTLE events of another PMU would never run here. */
+	attr.type = raw_type_on(0);
 	for (k = 0; k < 16; k++) {
 		fds[k] = perf_open(&attr, 0, -1);
 		others += fds[k] >= 0;
