@@ -8,6 +8,16 @@ tool=$1 version=$2 bin=$3
 upper=$(printf '%s' "$tool" | tr '[:lower:]' '[:upper:]')
 "$bin" --help | awk -v tool="$tool" -v upper="$upper" -v version="$version" '
 	# roff: backslashes as \e, a leading dot or quote guarded, minus signs as \-.
+	# A section of n lines as the help has them, if there are any.
+	function verbatim(title, lines, n,    i) {
+		if (!n)
+			return
+		print ".SH " title
+		print ".nf"
+		for (i = 1; i <= n; i++)
+			print esc(lines[i])
+		print ".fi"
+	}
 	function esc(s) {
 		gsub(/\\/, "\\e", s)
 		gsub(/-/, "\\-", s)
@@ -91,20 +101,8 @@ upper=$(printf '%s' "$tool" | tr '[:lower:]' '[:upper:]')
 		}
 		print ".SH OPTIONS"
 		printf "%s", options
-		if (nnotes) {
-			print ".SH NOTES"
-			print ".nf"
-			for (i = 1; i <= nnotes; i++)
-				print esc(notes[i])
-			print ".fi"
-		}
-		if (nexamples) {
-			print ".SH EXAMPLES"
-			print ".nf"
-			for (i = 1; i <= nexamples; i++)
-				print esc(examples[i])
-			print ".fi"
-		}
+		verbatim("NOTES", notes, nnotes)
+		verbatim("EXAMPLES", examples, nexamples)
 		print ".SH SEE ALSO"
 		print ".BR pmuser (7)"
 	}'

@@ -566,14 +566,38 @@ TEST(evspec_example)
 	EXPECT_STREQ("INST_SPEC", e[4].name);
 }
 
+/* A spec that parses to one event: its number, modes and name (NULL: a raw number). */
+struct parse_case {
+	uint32_t midr;
+	const char *spec;
+	uint32_t event, flags;
+	const char *name;
+};
+
+static void expect_parses(struct __test_metadata *_metadata, const struct parse_case *cases,
+			  size_t nr)
+{
+	struct pmuser_evspec_entry e;
+	char err[160];
+	size_t i, n;
+
+	for (i = 0; i < nr; i++) {
+		ASSERT_EQ(0, pmuser_evspec_parse(cases[i].spec, cases[i].midr, &e, 1, &n, err,
+						 sizeof(err))) TH_LOG("%s: %s", cases[i].spec, err);
+		ASSERT_EQ(1, n);
+		EXPECT_EQ(cases[i].event, e.event) TH_LOG("%s", cases[i].spec);
+		EXPECT_EQ(cases[i].flags, e.flags) TH_LOG("%s", cases[i].spec);
+		if (cases[i].name) {
+			EXPECT_STREQ(cases[i].name, e.name ? e.name : "(null)");
+		} else {
+			EXPECT_EQ(NULL, e.name) TH_LOG("%s: %s", cases[i].spec, e.name);
+		}
+	}
+}
+
 TEST(evspec_forms)
 {
-	static const struct {
-		uint32_t midr;
-		const char *spec;
-		uint32_t event, flags;
-		const char *name;
-	} cases[] = {
+	static const struct parse_case cases[] = {
 		{ MIDR_A72, "cpu_cycles:uk", 0x11, PMUSER_COUNT_MASK, "CPU_CYCLES" },
 		{ MIDR_A72, "cpu_cycles:ku", 0x11, PMUSER_COUNT_MASK, "CPU_CYCLES" },
 		{ MIDR_A72, "CPU_Cycles:k", 0x11, PMUSER_COUNT_KERNEL, "CPU_CYCLES" },
@@ -593,22 +617,7 @@ TEST(evspec_forms)
 		{ MIDR_1176, "r11", 0x11, PMUSER_COUNT_USER, "LSU_FULL_STALL" },
 		{ 0, "stall_slot", 0x3f, PMUSER_COUNT_USER, "STALL_SLOT" },
 	};
-	struct pmuser_evspec_entry e;
-	char err[128];
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		ASSERT_EQ(0, pmuser_evspec_parse(cases[i].spec, cases[i].midr, &e, 1, &n, err,
-						 sizeof(err))) TH_LOG("%s: %s", cases[i].spec, err);
-		ASSERT_EQ(1, n);
-		EXPECT_EQ(cases[i].event, e.event) TH_LOG("%s", cases[i].spec);
-		EXPECT_EQ(cases[i].flags, e.flags) TH_LOG("%s", cases[i].spec);
-		if (cases[i].name) {
-			EXPECT_STREQ(cases[i].name, e.name ? e.name : "(null)");
-		} else {
-			EXPECT_EQ(NULL, e.name) TH_LOG("%s: %s", cases[i].spec, e.name);
-		}
-	}
+	expect_parses(_metadata, cases, ARRAY_SIZE(cases));
 }
 
 TEST(evspec_errors)
@@ -672,12 +681,7 @@ TEST(evspec_errors)
 /* perf's generic names, as arm_pmuv3.c's armv8_pmuv3_perf_map (ARMv8) and by name elsewhere. */
 TEST(evspec_perf_names)
 {
-	static const struct {
-		uint32_t midr;
-		const char *spec;
-		uint32_t event, flags;
-		const char *name;
-	} cases[] = {
+	static const struct parse_case cases[] = {
 		{ MIDR_A72, "cycles", 0x11, PMUSER_COUNT_USER, "CPU_CYCLES" },
 		{ MIDR_A72, "cpu-cycles:k", 0x11, PMUSER_COUNT_KERNEL, "CPU_CYCLES" },
 		{ MIDR_A72, "instructions:u", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
@@ -708,22 +712,7 @@ TEST(evspec_perf_names)
 		{ MIDR_A7, "armv7_cortex_a7/l1d_cache/", 0x04, PMUSER_COUNT_USER, "L1D_CACHE" },
 		{ MIDR_1176, "armv6_1176/event=0x7/", 0x07, PMUSER_COUNT_USER, "INSTR_EXEC" },
 	};
-	struct pmuser_evspec_entry e;
-	char err[160];
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		ASSERT_EQ(0, pmuser_evspec_parse(cases[i].spec, cases[i].midr, &e, 1, &n, err,
-						 sizeof(err))) TH_LOG("%s: %s", cases[i].spec, err);
-		ASSERT_EQ(1, n);
-		EXPECT_EQ(cases[i].event, e.event) TH_LOG("%s", cases[i].spec);
-		EXPECT_EQ(cases[i].flags, e.flags) TH_LOG("%s", cases[i].spec);
-		if (cases[i].name) {
-			EXPECT_STREQ(cases[i].name, e.name ? e.name : "(null)");
-		} else {
-			EXPECT_EQ(NULL, e.name) TH_LOG("%s: %s", cases[i].spec, e.name);
-		}
-	}
+	expect_parses(_metadata, cases, ARRAY_SIZE(cases));
 }
 
 /* A PMU's slashes keep their comma: the element does not end there. */
