@@ -595,6 +595,33 @@ static void expect_parses(struct __test_metadata *_metadata, const struct parse_
 	}
 }
 
+/* A spec the parser refuses (at most 2 events): its error, and words its message has. */
+struct error_case {
+	uint32_t midr;
+	const char *spec;
+	int ret;
+	const char *msg[2];	/* both must appear in the message */
+};
+
+static void expect_errors(struct __test_metadata *_metadata, const struct error_case *cases,
+			  size_t nr)
+{
+	struct pmuser_evspec_entry e[2];
+	char err[200];
+	size_t i, j, n;
+
+	for (i = 0; i < nr; i++) {
+		memset(err, 'x', sizeof(err));
+		EXPECT_EQ(cases[i].ret, pmuser_evspec_parse(cases[i].spec, cases[i].midr, e,
+							    ARRAY_SIZE(e), &n, err, sizeof(err)))
+			TH_LOG("%s", cases[i].spec);
+		ASSERT_NE(NULL, memchr(err, '\0', sizeof(err)));
+		for (j = 0; j < ARRAY_SIZE(cases[i].msg) && cases[i].msg[j]; j++)
+			EXPECT_NE(NULL, strstr(err, cases[i].msg[j]))
+				TH_LOG("'%s' lacks \"%s\"", err, cases[i].msg[j]);
+	}
+}
+
 TEST(evspec_forms)
 {
 	static const struct parse_case cases[] = {
@@ -622,12 +649,7 @@ TEST(evspec_forms)
 
 TEST(evspec_errors)
 {
-	static const struct {
-		uint32_t midr;
-		const char *spec;
-		int ret;
-		const char *msg[2];	/* both must appear in the message */
-	} cases[] = {
+	static const struct error_case cases[] = {
 		{ MIDR_A72, "", -EINVAL, { "empty event spec" } },
 		{ MIDR_A72, NULL, -EINVAL, { "empty event spec" } },
 		{ MIDR_A72, "inst_retired,,cpu_cycles", -EINVAL, { "event 2 ''", "empty" } },
@@ -662,20 +684,7 @@ TEST(evspec_errors)
 		{ MIDR_A72, "inst_retired,cpu_cycles,br_mis_pred,0x12", -E2BIG,
 		  { "event 3 'br_mis_pred'", "more than 2 events" } },
 	};
-	struct pmuser_evspec_entry e[2];
-	char err[160];
-	size_t i, j, n;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		memset(err, 'x', sizeof(err));
-		EXPECT_EQ(cases[i].ret, pmuser_evspec_parse(cases[i].spec, cases[i].midr, e,
-							    ARRAY_SIZE(e), &n, err, sizeof(err)))
-			TH_LOG("%s", cases[i].spec);
-		ASSERT_NE(NULL, memchr(err, '\0', sizeof(err)));
-		for (j = 0; j < ARRAY_SIZE(cases[i].msg) && cases[i].msg[j]; j++)
-			EXPECT_NE(NULL, strstr(err, cases[i].msg[j]))
-				TH_LOG("'%s' lacks \"%s\"", err, cases[i].msg[j]);
-	}
+	expect_errors(_metadata, cases, ARRAY_SIZE(cases));
 }
 
 /* perf's generic names, as arm_pmuv3.c's armv8_pmuv3_perf_map (ARMv8) and by name elsewhere. */
@@ -735,12 +744,7 @@ TEST(evspec_perf_sets)
 
 TEST(evspec_perf_errors)
 {
-	static const struct {
-		uint32_t midr;
-		const char *spec;
-		int ret;
-		const char *msg[2];	/* both must appear in the message */
-	} cases[] = {
+	static const struct error_case cases[] = {
 		{ MIDR_A7, "stalled-cycles-frontend", -ENOENT,
 		  { "'stalled-cycles-frontend'", "not supported on this core (Cortex-A7)" } },
 		{ MIDR_1176, "cycles,instructions", -ENOENT,
@@ -766,20 +770,7 @@ TEST(evspec_perf_errors)
 		{ MIDR_A72, "armv8_pmuv3_0/event=0x8/x", -EINVAL, { "modifier" } },
 		{ MIDR_A72, "armv8_pmuv3_0/event=0x8/:", -EINVAL, { "modifier" } },
 	};
-	struct pmuser_evspec_entry e[2];
-	char err[200];
-	size_t i, j, n;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		memset(err, 'x', sizeof(err));
-		EXPECT_EQ(cases[i].ret, pmuser_evspec_parse(cases[i].spec, cases[i].midr, e,
-							    ARRAY_SIZE(e), &n, err, sizeof(err)))
-			TH_LOG("%s", cases[i].spec);
-		ASSERT_NE(NULL, memchr(err, '\0', sizeof(err)));
-		for (j = 0; j < ARRAY_SIZE(cases[i].msg) && cases[i].msg[j]; j++)
-			EXPECT_NE(NULL, strstr(err, cases[i].msg[j]))
-				TH_LOG("'%s' lacks \"%s\"", err, cases[i].msg[j]);
-	}
+	expect_errors(_metadata, cases, ARRAY_SIZE(cases));
 }
 
 TEST(evspec_long_element)
