@@ -46,15 +46,6 @@ static void grant_effective(const struct pmuser__grant_state *s, uint32_t *ue, u
 		*ue |= UE_UEN;
 }
 
-static unsigned int bits_set(uint32_t v)
-{
-	unsigned int n = 0;
-
-	for (; v; v &= v - 1)
-		n++;
-	return n;
-}
-
 /* PMUv3p9 with UEN: PMUACR_EL1 alone says which counters EL0 reads. */
 static enum pmuser__reader_path decide_pmuacr(const struct pmuser__grant_state *s, uint64_t acr,
 					      const struct pmuser__grant_need *need,
@@ -97,7 +88,7 @@ static enum pmuser__reader_path decide_a64(const struct pmuser__grant_state *s,
 			 s->cpu, ue, predicted ? " (predicted)" : "");
 		return PMUSER__PATH_INLINE;
 	}
-	if ((ue & UE_ER) && bits_set(need->event_mask) < s->nr_counters) {
+	if ((ue & UE_ER) && (unsigned int)__builtin_popcount(need->event_mask) < s->nr_counters) {
 		snprintf(why, whylen,
 			 "cpu %u: no PMCCNTR_EL0 reads (PMUSERENR_EL0.CR clear%s): cycles from an event counter counting CPU_CYCLES",
 			 s->cpu, s->el0_flags & PMUSER_CPU_EL0_CYCLES_OFF_PMCCNTR ?

@@ -102,7 +102,6 @@ static bool event_attr(const struct pmuser_ctr *ctr, uint32_t pmu_type, struct p
 #endif
 }
 
-static int perf_read_full(struct pmuser_counters *c, struct pmuser_count counts[]);
 static int perf_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t gaps[],
 			 bool reverse);
 
