@@ -112,7 +112,7 @@ static int pmuser_hp_state;
 /* The counter page: one record per possible CPU, mapped read-only by user space. */
 static void *pmuser_page;
 static size_t pmuser_page_bytes;
-#define PMUSER_PAGE_STRIDE	1024
+#define PMUSER_PAGE_STRIDE	2048
 
 static struct pmuser_page_cpu *pmuser_page_cpu(unsigned int cpu)
 {
@@ -131,9 +131,16 @@ static void pmuser_page_begin(struct pmuser_page_cpu *p)
 }
 
 /*
- * The slots this CPU publishes that are not on the hardware counter of their own number, or
- * all of them when it publishes none (nothing configured here).
+ * The slots this CPU publishes that are not on the hardware counter of their own number or
+ * whose base is not the one pmuser_counter_arm() gets from perf (half the counter's range,
+ * which readers that assume it test with the top bit), or all of them when it publishes none
+ * (nothing configured here).
  */
+static u64 pmuser_half_base(u32 bits)
+{
+	return bits == 64 ? BIT_ULL(63) + 1 : BIT_ULL(31) + 1;
+}
+
 static u32 pmuser_page_away(const struct pmuser_page_cpu *p)
 {
 	const struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
@@ -145,7 +152,8 @@ static u32 pmuser_page_away(const struct pmuser_page_cpu *p)
 		if (!pc->ctr[slot].publish)
 			continue;
 		any = true;
-		if (p->slot[slot].hw != slot)
+		if (p->slot[slot].hw != slot ||
+		    p->slot[slot].base != pmuser_half_base(p->slot[slot].bits))
 			away |= BIT(slot);
 	}
 	return any ? away : U32_MAX;
@@ -270,6 +278,7 @@ static void pmuser_counter_arm(struct pmuser_counter *c, struct perf_event *even
 	s->bits = bits;
 	s->base = local64_read(&hwc->prev_count) & mask;
 	s->count = local64_read(&event->count) - c->zero;
+	p->offset[c->slot] = s->count - s->base;
 	c->idx = hwc->idx;
 	pmuser_slot_publish(p, c->slot, pmuser_compat_idx_to_hw(hwc->idx));
 }
@@ -437,11 +446,12 @@ static void pmuser_poll_start(void *unused)
 }
 
 /* A slot that describes no counter keeps no count of the configuration it described. */
-static void pmuser_slot_clear(struct pmuser_page_slot *s)
+static void pmuser_slot_clear(struct pmuser_page_cpu *p, unsigned int slot)
 {
-	s->bits = 0;
-	s->base = 0;
-	s->count = 0;
+	p->slot[slot].bits = 0;
+	p->slot[slot].base = 0;
+	p->slot[slot].count = 0;
+	p->offset[slot] = 0;
 }
 
 /*
@@ -458,7 +468,7 @@ static void pmuser_cpu_quiesce(void *unused)
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		pc->ctr[slot].publish = false;
 		pmuser_slot_publish(p, slot, PMUSER_HW_NONE);
-		pmuser_slot_clear(&p->slot[slot]);
+		pmuser_slot_clear(p, slot);
 	}
 	pmuser_page_end(p);
 }
@@ -559,7 +569,7 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 
 		pmuser_access_counters_live(cpu, false);
 		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
-			pmuser_slot_clear(&p->slot[slot]);
+			pmuser_slot_clear(p, slot);
 	}
 	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
 		struct perf_event *event = pc->ctr[slot].event;

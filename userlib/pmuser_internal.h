@@ -58,8 +58,11 @@ struct pmuser_counters {
 	pmuser__raw_fn *raw_start;	/* a region's start: the cycle counter read last */
 	pmuser__raw_fn *raw_stop;	/* a region's stop: the cycle counter read first */
 	pmuser__region_fn *region_stop;	/* never NULL: pmuser__region_stop_general at the least */
-	/* module, where a layout's reader is chosen: the rseq cpu_id's offset from the TLS base */
-	ptrdiff_t rseq_cpu_off;
+	/*
+	 * module, where a layout's reader is chosen: the thread's struct rseq from the TLS base.
+	 * The AArch64 readers load it and page.base, which follows it, in one instruction.
+	 */
+	ptrdiff_t rseq_off;
 	struct pmuser_page page;	/* module: the counter page */
 	enum pmuser_backend backend;
 	const struct pmuser__backend_ops *ops;

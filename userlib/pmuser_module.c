@@ -253,6 +253,13 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	ret = pmuser_device_info(c->dev_fd, &info);
 	if (ret)
 		return module_fail(c, ret, why, whylen, "PMUSER_IOC_INFO");
+	if (info.abi_version != PMUSER_ABI_VERSION) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "the module's ABI is %u, this library's %u",
+			 info.abi_version, PMUSER_ABI_VERSION);
+		return module_fail(c, -EPROTO, why, whylen, what);
+	}
 	if (info.arch != PMUSER_FAST_ARCH)
 		return module_fail(c, -EOPNOTSUPP, why, whylen, "module and program architectures differ");
 	if (info.access_mode == PMUSER_ACCESS_NONE)

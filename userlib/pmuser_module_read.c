@@ -30,7 +30,7 @@ typedef uint64_t __attribute__((may_alias)) word_mem_t;
 #endif
 
 /* The stride of the module's CPU records that the readers build into their addresses. */
-#define FAST_STRIDE_SHIFT 10
+#define FAST_STRIDE_SHIFT 11
 
 /*
  * Whether counter hw is read 64 bits wide: the cycle counter on AArch64. Every other counter
@@ -146,7 +146,7 @@ fixed_read(const struct pmuser_counters *c, uint64_t values[], unsigned int n,
 	uint64_t raw[PMUSER_FAST_LAYOUT_MAX];
 	const volatile struct pmuser_page_cpu *rec;
 	const volatile int *cpu_id = (const volatile int *)
-		((const char *)__builtin_thread_pointer() + c->rseq_cpu_off);
+		((const char *)__builtin_thread_pointer() + c->rseq_off + 4);
 	int cpu = *cpu_id;
 	uint64_t word;
 	unsigned int i;
@@ -253,15 +253,195 @@ static inline __attribute__((always_inline)) void region_lost(uint64_t values[],
 		values[i] = UINT32_MAX;
 }
 
-#define C PMUSER_HW_CYCLE
-#define NR(name) (sizeof(hw_##name) / sizeof(hw_##name[0]))
-#define READERS(name, sfx, v3)							\
+
+#if defined(PMUSER_FAST_A64) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * AArch64's read of every counter through the page, written out: the same checks as
+ * fixed_read() in as few instructions as they take, one try.
+ * - The CPU is rseq's cpu_id_start, always a CPU number (0 while the thread has no rseq
+ *   area), so its record's address needs no check. cpu_id, loaded after the reads, must
+ *   equal it: -1 or -2 never does, so a thread without rseq falls through to the general
+ *   path, and one that moved between the loads is caught.
+ * - The record's word is tested at once (seq even, no slot away) and the flags carried to
+ *   the end; seq is loaded again after the slots' offsets.
+ * - A slot not away has base 2^(bits-1) + 1 (uapi), so a raw read is in its period when its
+ *   top bit is set and it is not all ones, as a signed compare "below -1" says. It also
+ *   takes 2^(bits-1), one below base, which no counter holds: perf loads base or all ones,
+ *   and one that counts on from all ones wraps to 0 and is republished by its interrupt. The
+ *   value is the read plus the slot's offset (count - base).
+ * - The conditions are chained with ccmp/ccmn into one branch to the general path.
+ * - No barrier orders the offsets' and seq's loads: every write of a CPU's record is made on
+ *   that CPU, where the reader then ran (its CPU before and after the reads), so program
+ *   order shows it any publication; a reader that moved runs on afterwards only through the
+ *   scheduler, whose ordering shows it the switch that moved the seq.
+ * Registers: x2 the record, x3 its word, w4 the CPU, x8 and x9 rseq and the CPU again and
+ * seq again, x10 the cycle counter and x11 to x14 event counters 0 to 3 (then their values),
+ * x5 the cycle slot's offset, x6, x7, x15, x16 the event slots'.
+ */
+__asm__(
+"	.macro	pmuser_st v, off, a, b, rest:vararg\n"
+"	.ifnb	\\b\n"
+"	stp	\\a, \\b, [\\v, #(\\off)]\n"
+"	pmuser_st \\v, (\\off + 16), \\rest\n"
+"	.else\n"
+"	.ifnb	\\a\n"
+"	str	\\a, [\\v, #(\\off)]\n"
+"	.endif\n"
+"	.endif\n"
+"	.endm\n"
+"	.macro	pmuser_evchk ew, r, first\n"
+"	.if	\\first\n"
+"	ccmn	\\ew\\()\\r, #1, #0, eq\n"
+"	.else\n"
+"	ccmn	\\ew\\()\\r, #1, #0, lt\n"
+"	.endif\n"
+"	.endm\n"
+"	.macro	pmuser_evval ew, r, off\n"
+"	.ifc	\\ew, w\n"
+"	add	x\\r, \\off, w\\r, uxtw\n"
+"	.else\n"
+"	add	x\\r, \\off, x\\r\n"
+"	.endif\n"
+"	.endm\n"
+"	.macro	pmuser_read_all c, v, ctx, sh, offs, cyc, nev, ew, fail\n"
+"	ldp	x8, x2, [\\c, #(\\ctx)]\n"
+"	mrs	x9, tpidr_el0\n"
+"	add	x9, x9, x8\n"
+"	ldr	w4, [x9]\n"
+"	add	x2, x2, x4, lsl #(\\sh)\n"
+"	ldar	x3, [x2]\n"
+"	tst	x3, #0xffffffff00000001\n"
+"	isb\n"
+"	.if	\\cyc\n"
+"	mrs	x10, pmccntr_el0\n"
+"	.endif\n"
+"	.if	\\nev >= 1\n"
+"	mrs	x11, pmevcntr0_el0\n"
+"	.endif\n"
+"	.if	\\nev >= 2\n"
+"	mrs	x12, pmevcntr1_el0\n"
+"	.endif\n"
+"	.if	\\nev >= 3\n"
+"	mrs	x13, pmevcntr2_el0\n"
+"	.endif\n"
+"	.if	\\nev >= 4\n"
+"	mrs	x14, pmevcntr3_el0\n"
+"	.endif\n"
+"	isb\n"
+"	ldr	w8, [x9, #4]\n"
+"	.if	\\cyc\n"
+"	ldr	x5, [x2, #(\\offs + 8 * 31)]\n"
+"	.endif\n"
+"	.if	\\nev == 1\n"
+"	ldr	x6, [x2, #(\\offs)]\n"
+"	.elseif	\\nev >= 2\n"
+"	ldp	x6, x7, [x2, #(\\offs)]\n"
+"	.endif\n"
+"	.if	\\nev == 3\n"
+"	ldr	x15, [x2, #(\\offs + 16)]\n"
+"	.elseif	\\nev == 4\n"
+"	ldp	x15, x16, [x2, #(\\offs + 16)]\n"
+"	.endif\n"
+"	ldr	w9, [x2]\n"
+"	ccmp	w8, w4, #0, eq\n"
+"	ccmp	w9, w3, #0, eq\n"
+"	.if	\\cyc\n"
+"	ccmn	x10, #1, #0, eq\n"
+"	.endif\n"
+"	.if	\\nev >= 1\n"
+"	pmuser_evchk \\ew, 11, !(\\cyc)\n"
+"	.endif\n"
+"	.if	\\nev >= 2\n"
+"	pmuser_evchk \\ew, 12, 0\n"
+"	.endif\n"
+"	.if	\\nev >= 3\n"
+"	pmuser_evchk \\ew, 13, 0\n"
+"	.endif\n"
+"	.if	\\nev >= 4\n"
+"	pmuser_evchk \\ew, 14, 0\n"
+"	.endif\n"
+"	b.ge	\\fail\n"
+"	.if	\\cyc\n"
+"	add	x10, x10, x5\n"
+"	.endif\n"
+"	.if	\\nev >= 1\n"
+"	pmuser_evval \\ew, 11, x6\n"
+"	.endif\n"
+"	.if	\\nev >= 2\n"
+"	pmuser_evval \\ew, 12, x7\n"
+"	.endif\n"
+"	.if	\\nev >= 3\n"
+"	pmuser_evval \\ew, 13, x15\n"
+"	.endif\n"
+"	.if	\\nev >= 4\n"
+"	pmuser_evval \\ew, 14, x16\n"
+"	.endif\n"
+"	.if	\\cyc\n"
+"	.if	\\nev == 0\n"
+"	pmuser_st \\v, 0, x10\n"
+"	.elseif	\\nev == 1\n"
+"	pmuser_st \\v, 0, x10, x11\n"
+"	.elseif	\\nev == 2\n"
+"	pmuser_st \\v, 0, x10, x11, x12\n"
+"	.elseif	\\nev == 3\n"
+"	pmuser_st \\v, 0, x10, x11, x12, x13\n"
+"	.else\n"
+"	pmuser_st \\v, 0, x10, x11, x12, x13, x14\n"
+"	.endif\n"
+"	.else\n"
+"	.if	\\nev == 1\n"
+"	pmuser_st \\v, 0, x11\n"
+"	.elseif	\\nev == 2\n"
+"	pmuser_st \\v, 0, x11, x12\n"
+"	.elseif	\\nev == 3\n"
+"	pmuser_st \\v, 0, x11, x12, x13\n"
+"	.else\n"
+"	pmuser_st \\v, 0, x11, x12, x13, x14\n"
+"	.endif\n"
+"	.endif\n"
+"	.endm\n");
+
+_Static_assert(offsetof(struct pmuser_counters, page) ==
+	       offsetof(struct pmuser_counters, rseq_off) + 8 &&
+	       offsetof(struct pmuser_page, base) == 0, "rseq_off and page.base in one load");
+_Static_assert(offsetof(struct pmuser_page_cpu, seq) == 0 &&
+	       offsetof(struct pmuser_page_cpu, offset) + 16 <= 504,
+	       "the record's word and offset pairs within a load pair's reach");
+
+/* One try of a layout of cyc (0 or 1) cycle counters and nev event counters from 0 up. */
+#define ASM_READ(c, values, cyc, nev, ew, fail)					\
+	__asm__ goto("pmuser_read_all %[c], %[v], %c[ctx], %c[sh], %c[offs], "	\
+		     #cyc ", " #nev ", " #ew ", %l[" #fail "]"			\
+		     :								\
+		     : [c] "r"(c), [v] "r"(values),				\
+		       [ctx] "i"(offsetof(struct pmuser_counters, rseq_off)),	\
+		       [sh] "i"(FAST_STRIDE_SHIFT),				\
+		       [offs] "i"(offsetof(struct pmuser_page_cpu, offset))	\
+		     : "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11",	\
+		       "x12", "x13", "x14", "x15", "x16", "cc", "memory"		\
+		     : fail)
+#define READ_ALL(name, sfx, v3, cyc, nev)					\
+static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
+{										\
+	ASM_READ(c, values, cyc, nev, w, general);				\
+	return 0;								\
+general:									\
+	return pmuser__read_general(c, values);					\
+}
+#else
+#define READ_ALL(name, sfx, v3, cyc, nev)					\
 static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 {										\
 	if (!fixed_read(c, values, NR(name), hw_##name, v3))			\
 		return 0;							\
 	return pmuser__read_general(c, values);					\
-}										\
+}
+#endif
+
+#define C PMUSER_HW_CYCLE
+#define NR(name) (sizeof(hw_##name) / sizeof(hw_##name[0]))
+#define READERS(name, sfx, v3, cyc, nev)					\
+READ_ALL(name, sfx, v3, cyc, nev)						\
 static void start_##name##sfx(const struct pmuser_counters *c, uint64_t values[]) \
 {										\
 	(void)c;								\
@@ -286,34 +466,35 @@ static int raw_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 	stop_##name##sfx(c, values);						\
 	return 0;								\
 }
+/* A layout: cyc cycle counters (0 or 1), then nev event counters from 0 up, as hw lists them. */
 #if defined(PMUSER_FAST_V7)
-#define LAYOUT(name, ...)							\
+#define LAYOUT(name, cyc, nev, ...)						\
 static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
-READERS(name, , false)								\
-READERS(name, _v3, true)
+READERS(name, , false, cyc, nev)						\
+READERS(name, _v3, true, cyc, nev)
 #define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name##_v3 },	\
 		      { raw_##name, raw_##name##_v3 },					\
 		      { start_##name, start_##name##_v3 }, { stop_##name, stop_##name##_v3 },	\
 		      { region_stop_##name, region_stop_##name##_v3 } }
 #else
-#define LAYOUT(name, ...)							\
+#define LAYOUT(name, cyc, nev, ...)						\
 static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
-READERS(name, , false)
+READERS(name, , false, cyc, nev)
 #define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name },	\
 		      { raw_##name, raw_##name },					\
 		      { start_##name, start_##name }, { stop_##name, stop_##name },	\
 		      { region_stop_##name, region_stop_##name } }
 #endif
 
-LAYOUT(c, C)
-LAYOUT(c0, C, 0)
-LAYOUT(c01, C, 0, 1)
-LAYOUT(c012, C, 0, 1, 2)
-LAYOUT(c0123, C, 0, 1, 2, 3)
-LAYOUT(e0, 0)
-LAYOUT(e01, 0, 1)
-LAYOUT(e012, 0, 1, 2)
-LAYOUT(e0123, 0, 1, 2, 3)
+LAYOUT(c, 1, 0, C)
+LAYOUT(c0, 1, 1, C, 0)
+LAYOUT(c01, 1, 2, C, 0, 1)
+LAYOUT(c012, 1, 3, C, 0, 1, 2)
+LAYOUT(c0123, 1, 4, C, 0, 1, 2, 3)
+LAYOUT(e0, 0, 1, 0)
+LAYOUT(e01, 0, 2, 0, 1)
+LAYOUT(e012, 0, 3, 0, 1, 2)
+LAYOUT(e0123, 0, 4, 0, 1, 2, 3)
 #undef C
 
 /* Per layout, its readers and region stop for PMUv2 [0] and, in AArch32, PMUv3 [1]. */
@@ -391,7 +572,9 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
 	if (!fixed_usable(c, page_flags))
 		return;
 #if defined(RSEQ_SIG)
-	c->rseq_cpu_off = __rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id);
+	_Static_assert(offsetof(struct rseq, cpu_id_start) == 0 &&
+		       offsetof(struct rseq, cpu_id) == 4, "the readers' rseq fields");
+	c->rseq_off = __rseq_offset;
 #endif
 	for (k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
 		if (layouts[k].n != c->nr)

@@ -24,7 +24,9 @@ int pmuser_page_map(int fd, struct pmuser_page *pg)
 	ret = pmuser_device_info(fd, &info);
 	if (ret)
 		return ret;
-	if (!info.page_size || info.page_cpu_stride < sizeof(struct pmuser_page_cpu) ||
+	/* Another ABI version lays the records out otherwise. */
+	if (info.abi_version != PMUSER_ABI_VERSION || !info.page_size ||
+	    info.page_cpu_stride < sizeof(struct pmuser_page_cpu) ||
 	    (uint64_t)info.nr_cpus * info.page_cpu_stride > info.page_size)
 		return -EPROTO;
 	p = mmap(NULL, info.page_size, PROT_READ, MAP_SHARED, fd, 0);

@@ -194,6 +194,26 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 		"$tmp/mr.o" stop_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
 	seq_check "aarch64: the read of all counters of cycles, event 0, 1 reads them only" \
 		"$tmp/mr.o" read_c01 "isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
+	seq_check "aarch64: the read of all counters of cycles, events 0 to 3 reads them only" \
+		"$tmp/mr.o" read_c0123 \
+		"isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 mrs pmevcntr2_el0 mrs pmevcntr3_el0 isb"
+	seq_check "aarch64: the read of all counters of events 0 to 2 reads them only" \
+		"$tmp/mr.o" read_e012 "isb mrs pmevcntr0_el0 mrs pmevcntr1_el0 mrs pmevcntr2_el0 isb"
+	# The read of all counters through the page, every check made: its instructions up to
+	# the return that gives the values (the call into it adds the caller's branch, the
+	# library's load and branch through the set's pointer).
+	for f in read_c01:29 read_c0123:37 read_e0:21; do
+		fn=${f%%:*} want=${f#*:}
+		got=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$tmp/mr.o" |
+			awk -v f="<$fn>:" '$2 == f { on = 1; next } on && /^$/ { exit }
+				on { n++; if ($2 == "ret") { print n; exit } }')
+		if [ "$got" = "$want" ]; then
+			result OK "aarch64: $fn takes $want instructions up to its return"
+		else
+			echo "$fn: $got instructions up to ret, want $want" >"$tmp/seq"
+			result FAIL "aarch64: $fn takes $want instructions up to its return" "$tmp/seq"
+		fi
+	done
 	seq_check "aarch64: a library region's stop reads cycles, event 0, 1, nothing else" \
 		"$tmp/mr.o" region_stop_c01 \
 		"isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"

@@ -18,7 +18,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PMUSER_ABI_VERSION	2
+#define PMUSER_ABI_VERSION	3
 #define PMUSER_DEVICE		"/dev/pmuser"
 
 #define PMUSER_MAX_CPUS		1024
@@ -297,7 +297,11 @@ struct pmuser_page_slot {
 	 * The raw value that corresponded to count. Reads from base up to all ones but one
 	 * are in the published period: value = count + ((raw - base) mod 2^bits). A read
 	 * below base or of all ones means perf reloaded the counter since (a period end or a
-	 * restart) and its interrupt is still to come: the read is not usable.
+	 * restart) and its interrupt is still to come: the read is not usable. perf gives
+	 * pmuser's counters half their range, so base is 2^(bits-1) + 1 (a slot whose base
+	 * is not is away): a counter that restarted at all ones wraps to 0 and raises its
+	 * interrupt long before it could count up to 2^(bits-1), so a reader that assumes
+	 * this base may test the top bit (and all ones) instead of comparing with base.
 	 */
 	__u64 base;
 	__u64 count;		/* events since CONFIGURE or RESET, at base */
@@ -307,13 +311,20 @@ struct pmuser_page_cpu {
 	__u32 seq;		/* odd while being written; changes at publications, switches */
 	/*
 	 * Bit s: slot s holds a counter of the current configuration that is not on hardware
-	 * counter s (on another, or on none); all ones while the record describes no
-	 * configuration. Slots outside the configuration are never away, so a reader that
-	 * assumes slot s on counter s checks this word instead of every slot's hw only for a
-	 * configuration it holds. Kept where pmuser_info.page_flags has PMUSER_PAGE_AWAY.
+	 * counter s (on another, or on none), or whose base is not 2^(bits-1) + 1; all ones
+	 * while the record describes no configuration. Slots outside the configuration are
+	 * never away, so a reader that assumes slot s on counter s (and the base) checks this
+	 * word instead of every slot only for a configuration it holds. Kept where
+	 * pmuser_info.page_flags has PMUSER_PAGE_AWAY.
 	 */
 	__u32 away;
 	__u64 publications;	/* how often this CPU's record was republished */
+	/*
+	 * Slot s's count - base (mod 2^64), kept with it: a usable raw read r (masked to the
+	 * slot's bits) stands for the value offset[s] + r. Kept apart from the slots so that a
+	 * reader loads the offsets of neighbouring slots together.
+	 */
+	__u64 offset[PMUSER_PAGE_SLOTS];
 	struct pmuser_page_slot slot[PMUSER_PAGE_SLOTS];
 };
 
