@@ -110,9 +110,13 @@ while (1) {
 	if ($sel->can_read(1)) {
 		my $n = sysread($in, $buf, 65536, length $buf);
 		last if !$n;
-		while ($buf =~ s/^([^\n]*)\n//) {
-			my $line = $1;
-			$line =~ s/\r//g;
+		# A line ends at a newline, or where a carriage return starts writing it over (a
+		# tool's progress on the guest's terminal): each state of it is a line here, without
+		# the terminal's erase-line sequence.
+		while ($buf =~ s/^([^\r\n]*)(\r*\n|\r+(?=[^\r\n]))//) {
+			my ($line, $end) = ($1, $2);
+			$line =~ s/\e\[K//g;
+			next if $line eq '' && $end !~ /\n/;
 			stamp($line);
 			if ($line =~ /^# guest test: (\S+) \(uptime ([0-9.]+)\)/) {
 				my ($name, $up) = ($1, $2);

@@ -9,7 +9,7 @@
 #        stand still, default 300), PMUSER_SMP (CPUs, default per target),
 #        PMUSER_ICOUNT (default 1: -icount shift=0, deterministic instruction counts),
 #        PMUSER_EXTRA_MODULES (more .ko files for /lib/modules), PMUSER_GUEST_ENV (lines for
-#        the guest's environment)
+#        the guest's environment), PMUSER_STREAM (1: show the job's output as it comes)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
@@ -162,9 +162,19 @@ qemu+=(-qmp "unix:$qmp_dir/qmp.sock,server=on,wait=off")
 watch=(--qmp "$qmp_dir/qmp.sock" --test "$test_limit" --job "$limit" --stall "$stall_limit"
 	--host "$host_limit")
 [ "${PMUSER_ICOUNT:-1}" = 1 ] && watch+=(--icount)
+# PMUSER_STREAM=1 (make vm-run): the job's output is also shown as the guest prints it, and
+# not again at the end.
+stream=${PMUSER_STREAM:-0}
 set +e
-perl "$here/guest-console.pl" "${watch[@]}" "${qemu[@]}" </dev/null >"$log"
-qemu_rc=$?
+if [ "$stream" = 1 ]; then
+	perl "$here/guest-console.pl" "${watch[@]}" "${qemu[@]}" </dev/null | tee "$log" |
+		awk '{ sub(/^[^ ]* /, "") } /^@@PMUSER-BEGIN/ { on = 1; next }
+			/^@@PMUSER-(EXIT|STOP|CLOCK)/ { on = 0; next } on { print; fflush() }'
+	qemu_rc=${PIPESTATUS[0]}
+else
+	perl "$here/guest-console.pl" "${watch[@]}" "${qemu[@]}" </dev/null >"$log"
+	qemu_rc=$?
+fi
 set -e
 cut -d' ' -f2- "$log" >"$log.txt"
 # report_times: "# time: TEST H s host, G s guest" for each test the job started (the one stopped
@@ -185,7 +195,8 @@ report_times() {
 if ! grep -q '^@@PMUSER-EXIT ' "$log.txt"; then
 	# What the job printed so far, then one failing line naming the test that was running and
 	# the limit that ran out.
-	awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-(STOP|CLOCK)/ { next } on' "$log.txt"
+	[ "$stream" = 1 ] ||
+		awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-(STOP|CLOCK)/ { next } on' "$log.txt"
 	report_times
 	last=$(grep '^# guest test: .*(uptime ' "$log.txt" | tail -n1)
 	last=${last#\# guest test: }
@@ -232,6 +243,6 @@ if ! grep -q '^@@PMUSER-EXIT ' "$log.txt"; then
 	tail -n 40 "$log.txt" >&2
 	exit 125
 fi
-awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-EXIT/ { exit } on' "$log.txt"
+[ "$stream" = 1 ] || awk '/^@@PMUSER-BEGIN/ { on = 1; next } /^@@PMUSER-EXIT/ { exit } on' "$log.txt"
 report_times
 exit "$(sed -n 's/^@@PMUSER-EXIT \([0-9]*\).*/\1/p' "$log.txt" | tail -n1)"

@@ -39,7 +39,7 @@ exit \$rc
 JOB
 # The output is shown as it comes, without the results block.
 set +e
-bash "$here/run-guest.sh" "$target" "$job" ${files[@]+"${files[@]}"} | tee "$out" |
+PMUSER_STREAM=1 bash "$here/run-guest.sh" "$target" "$job" ${files[@]+"${files[@]}"} | tee "$out" |
 	tr -d '\r' | awk '/^@@PMUSER-RESULTS-BEGIN/ { skip = 1; next }
 		/^@@PMUSER-RESULTS-END/ { skip = 0; next } !skip { print; fflush() }'
 rc=${PIPESTATUS[0]}

@@ -110,19 +110,24 @@ else
 	status=1
 fi
 # make vm-run: CMD reaches the guest's shell as written ($X, a single quote), its status comes
-# back (make reports it as Error 3), and /root/out comes back into RESULTS.
+# back (make reports it as Error 3), /root/out comes back into RESULTS, the output is shown
+# once (as it comes), and a progress line a tool writes over with a carriage return and the
+# terminal's erase-line comes out as one line per state.
 rm -rf "$out/results"
 make -s -C "$PMUSER_TOP" vm-run TARGET=arm64-6.1 RESULTS="$out/results" \
-	CMD='X=dollar; echo "got $X it'"'"'s"; echo made >out/made.txt; false; exit 3' \
+	CMD='X=dollar; echo "got $X it'"'"'s"; printf "step 1\r\033[Kstep 2\r\033[Kdone\n"
+echo made >out/made.txt; false; exit 3' \
 	>"$out/vm-run.out" 2>"$out/vm-run.err"
 rc=$?
 if [ $rc = 2 ] && grep -q 'vm-run\] Error 3' "$out/vm-run.err" &&
-	grep -q "^got dollar it's" "$out/vm-run.out" &&
+	[ "$(grep -c "^got dollar it's$" "$out/vm-run.out")" = 1 ] &&
+	[ "$(grep -x -e 'step 1' -e 'step 2' -e done "$out/vm-run.out" | paste -sd ' ')" = \
+		'step 1 step 2 done' ] &&
 	[ "$(cat "$out/results/made.txt" 2>/dev/null)" = made ] &&
 	! grep -q '@@PMUSER-RESULTS' "$out/vm-run.out"; then
-	echo "ok 7 make vm-run passes CMD verbatim and brings /root/out back"
+	echo "ok 7 make vm-run passes CMD verbatim, streams its output and brings /root/out back"
 else
-	echo "not ok 7 make vm-run passes CMD verbatim and brings /root/out back (exit $rc)"
+	echo "not ok 7 make vm-run passes CMD verbatim, streams its output and brings /root/out back (exit $rc)"
 	sed 's/^/# /' "$out/vm-run.out" "$out/vm-run.err" | tail -n 20
 	status=1
 fi
