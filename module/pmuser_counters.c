@@ -473,8 +473,29 @@ static void pmuser_cpu_quiesce(void *unused)
 	pmuser_page_end(p);
 }
 
+struct pmuser_cpu_caps {
+	u32 nr_hw;
+	u32 counter_bits;		/* event counters' width */
+	bool have_pmceid;
+	u64 pmceid[2];
+};
+
+static void pmuser_read_caps(void *info)
+{
+	struct pmuser_cpu_caps *caps = info;
+
+	caps->nr_hw = pmuser_hw_nr_counters();
+	caps->counter_bits = pmuser_hw_counter_bits(pmuser_hw_pmu_version());
+	caps->have_pmceid = pmuser_hw_read_pmceid(caps->pmceid);
+}
+
+/*
+ * wide: the CPU's event counters are 64 bits (PMUv3p5). perf then gives an arm64 "long"
+ * event one whole counter, whose raw reads need no extension; on other cores long events
+ * chain two counters, which pmuser does not ask for.
+ */
 static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slot,
-					      struct pmuser_counter *c)
+					      struct pmuser_counter *c, bool wide)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -495,6 +516,7 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 	} else {
 		attr.type = PERF_TYPE_RAW;
 		attr.config = pmuser_cfg.events[slot].event;
+		attr.config1 = IS_ENABLED(CONFIG_ARM64) && wide;
 		flags = pmuser_cfg.events[slot].flags;
 	}
 	/* ARM1176 has no mode filtering; perf rejects any exclude bit there. */
@@ -586,6 +608,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 {
 	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
 	struct pmuser_place_req req = { .zero = true };
+	struct pmuser_cpu_caps caps = {};
 	struct perf_event *event;
 	bool no_irq = false;
 	unsigned int k, slot;
@@ -598,6 +621,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 	 * cycle counter is taken by then. Without the cycle slot such an event takes the cycle
 	 * counter itself; its slot says so (hw, and perf's width for the event in bits).
 	 */
+	smp_call_function_single(cpu, pmuser_read_caps, &caps, 1);
 	for (k = 0; k < PMUSER_NR_SLOTS; k++) {
 		struct pmuser_counter *c;
 
@@ -606,7 +630,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 		if (!pmuser_slot_used(slot))
 			continue;
 		c->slot = slot;
-		event = pmuser_event_create(cpu, slot, c);
+		event = pmuser_event_create(cpu, slot, c, caps.counter_bits == 64);
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);
 			goto err_teardown;
@@ -647,20 +671,6 @@ static void pmuser_teardown_all(void)
 
 	for_each_possible_cpu(cpu)
 		pmuser_cpu_teardown(cpu);
-}
-
-struct pmuser_cpu_caps {
-	u32 nr_hw;
-	bool have_pmceid;
-	u64 pmceid[2];
-};
-
-static void pmuser_read_caps(void *info)
-{
-	struct pmuser_cpu_caps *caps = info;
-
-	caps->nr_hw = pmuser_hw_nr_counters();
-	caps->have_pmceid = pmuser_hw_read_pmceid(caps->pmceid);
 }
 
 /* Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. */

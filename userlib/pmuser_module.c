@@ -70,8 +70,8 @@ static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t why
 }
 
 /*
- * Each held counter's width as the page publishes it: perf gives events 32-bit counters even
- * where the PMU's are 64 bits wide (PMUv3p5), and raw reads mean what the page says.
+ * Each held counter's width as the page publishes it (the module asks perf for whole 64-bit
+ * event counters where the core has them, PMUv3p5); raw reads mean what the page says.
  */
 static void page_widths(struct pmuser_counters *c, unsigned int cpu)
 {

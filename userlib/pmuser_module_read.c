@@ -420,6 +420,7 @@ _Static_assert(offsetof(struct pmuser_page_cpu, seq) == 0 &&
 		     : "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11",	\
 		       "x12", "x13", "x14", "x15", "x16", "cc", "memory"		\
 		     : fail)
+/* Event counters read 32 bits wide (w) or, where perf gives them 64 bits, whole (x). */
 #define READ_ALL(name, sfx, v3, cyc, nev)					\
 static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 {										\
@@ -427,8 +428,19 @@ static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 	return 0;								\
 general:									\
 	return pmuser__read_general(c, values);					\
+}										\
+static int read_##name##sfx##_x(struct pmuser_counters *c, uint64_t values[])	\
+{										\
+	ASM_READ(c, values, cyc, nev, x, general);				\
+	return 0;								\
+general:									\
+	return pmuser__read_general(c, values);					\
 }
+#define WIDE_EVENTS 1
+#define READ_WIDE(name) read_##name##_x
 #else
+#define WIDE_EVENTS 0
+#define READ_WIDE(name) read_##name
 #define READ_ALL(name, sfx, v3, cyc, nev)					\
 static int read_##name##sfx(struct pmuser_counters *c, uint64_t values[])	\
 {										\
@@ -480,7 +492,7 @@ READERS(name, _v3, true, cyc, nev)
 #define LAYOUT(name, cyc, nev, ...)						\
 static const unsigned int hw_##name[] = { __VA_ARGS__ };			\
 READERS(name, , false, cyc, nev)
-#define ENTRY(name) { hw_##name, NR(name), { read_##name, read_##name },	\
+#define ENTRY(name) { hw_##name, NR(name), { read_##name, READ_WIDE(name) },	\
 		      { raw_##name, raw_##name },					\
 		      { start_##name, start_##name }, { stop_##name, stop_##name },	\
 		      { region_stop_##name, region_stop_##name } }
@@ -497,7 +509,11 @@ LAYOUT(e012, 0, 3, 0, 1, 2)
 LAYOUT(e0123, 0, 4, 0, 1, 2, 3)
 #undef C
 
-/* Per layout, its readers and region stop for PMUv2 [0] and, in AArch32, PMUv3 [1]. */
+/*
+ * Per layout, its readers and region stop in two variants: in AArch32 for PMUv2 [0] and PMUv3
+ * [1]; on AArch64 for 32-bit [0] and 64-bit [1] event counters (only the read of all counters
+ * differs: raw reads are whole registers either way).
+ */
 static const struct {
 	const unsigned int *hw;
 	unsigned int n;
@@ -538,22 +554,33 @@ static int any_read_raw(struct pmuser_counters *c, uint64_t values[])
 	return 0;
 }
 
-/* Whether the fixed readers' assumptions hold for the set: see fixed_read(). */
-static bool fixed_usable(const struct pmuser_counters *c, uint32_t page_flags)
+/*
+ * The width the set's event counters share (32, or 64 where the AArch64 readers take whole
+ * registers) when the fixed readers' assumptions hold for it (see fixed_read()), else 0.
+ */
+static unsigned int fixed_event_bits(const struct pmuser_counters *c, uint32_t page_flags)
 {
-	unsigned int i;
+	unsigned int i, bits = 0;
 
 	if (c->nr_read != c->nr || !(page_flags & PMUSER_PAGE_AWAY) ||
 	    c->page.stride != 1U << FAST_STRIDE_SHIFT || !pmuser__rseq_usable())
-		return false;
+		return 0;
 	for (i = 0; i < c->nr; i++) {
 		const struct pmuser_ctr *ctr = &c->ctr[i];
 
-		if (ctr->slot != ctr->hw ||
-		    ctr->bits != (ctr->hw == PMUSER_HW_CYCLE ? CYCLE_BITS : 32U))
-			return false;
+		if (ctr->slot != ctr->hw)
+			return 0;
+		if (ctr->hw == PMUSER_HW_CYCLE) {
+			if (ctr->bits != CYCLE_BITS)
+				return 0;
+			continue;
+		}
+		if ((ctr->bits != 32 && (ctr->bits != 64 || !WIDE_EVENTS)) ||
+		    (bits && ctr->bits != bits))
+			return 0;
+		bits = ctr->bits;
 	}
-	return true;
+	return bits ? bits : 32;
 }
 
 void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
@@ -562,15 +589,17 @@ void pmuser__module_readers(struct pmuser_counters *c, unsigned int pmu_version,
 	/* ID_DFR0.PerfMon: 3 and up PMUv3, 15 an IMPLEMENTATION DEFINED PMU. */
 	unsigned int v3 = PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 && pmu_version >= 3 &&
 			  pmu_version < 15;
-	unsigned int i, k;
+	unsigned int i, k, bits = fixed_event_bits(c, page_flags);
 
 	c->read_all = pmuser__read_general;
 	c->read_raw = any_read_raw;
 	c->raw_start = any_start;
 	c->raw_stop = any_stop;
 	c->region_stop = pmuser__region_stop_general;
-	if (!fixed_usable(c, page_flags))
+	if (!bits)
 		return;
+	if (bits == 64)
+		v3 = 1;		/* the AArch64 variant for 64-bit event counters */
 #if defined(RSEQ_SIG)
 	_Static_assert(offsetof(struct rseq, cpu_id_start) == 0 &&
 		       offsetof(struct rseq, cpu_id) == 4, "the readers' rseq fields");

@@ -48,8 +48,10 @@ TEST_F(counters, abi_version)
 	/* Every online CPU's record: a slot is away exactly when it is not on its own counter. */
 	for (unsigned int cpu = 0; cpu < self->info.nr_cpus; cpu++) {
 		const volatile struct pmuser_page_cpu *rec = pmuser_page_cpu(&test_page, cpu);
+		static const unsigned int used[] = { 0, 1, PMUSER_PAGE_CYCLE_SLOT };
+		uint32_t seq, away, tries, bits[3];
+		uint64_t base[3], off[3];
 		struct pmuser_cpu_info ci;
-		uint32_t seq, away, tries;
 
 		if (pmuser_device_cpu_info(self->fd, cpu, &ci) || !ci.online)
 			continue;
@@ -62,12 +64,32 @@ TEST_F(counters, abi_version)
 				if ((s == PMUSER_PAGE_CYCLE_SLOT || s < 2) && rec->slot[s].hw != s)
 					away |= 1u << s;
 			away ^= rec->away;
+			for (unsigned int k = 0; k < 3; k++) {
+				bits[k] = rec->slot[used[k]].bits;
+				base[k] = rec->slot[used[k]].base;
+				off[k] = rec->offset[used[k]] + base[k] - rec->slot[used[k]].count;
+			}
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
 			if (!(seq & 1) && rec->seq == seq)
 				break;
 		}
 		ASSERT_GT(100, tries) TH_LOG("CPU %u: the record kept changing", cpu);
 		EXPECT_EQ(0, away) TH_LOG("CPU %u: away differs in %#x", cpu, away);
+		/*
+		 * Event counters as wide as the core's (whole 64-bit ones from PMUv3p5 on, arm64
+		 * only), the cycle counter 64 bits on arm64; each armed at half its range, with
+		 * its offset count - base.
+		 */
+		for (unsigned int k = 0; k < 3; k++) {
+			uint32_t want = used[k] == PMUSER_PAGE_CYCLE_SLOT ?
+				(PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? 64 : 32) :
+				ci.counter_bits;
+
+			EXPECT_EQ(want, bits[k]) TH_LOG("CPU %u slot %u", cpu, used[k]);
+			EXPECT_EQ((1ULL << (want - 1)) + 1, base[k])
+				TH_LOG("CPU %u slot %u", cpu, used[k]);
+			EXPECT_EQ(0ULL, off[k]) TH_LOG("CPU %u slot %u: offset", cpu, used[k]);
+		}
 	}
 }
 
