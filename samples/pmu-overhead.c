@@ -3,7 +3,7 @@
  * pmu-overhead: what reading counters costs, for every way of reading, side by side in one
  * run: the inline reads, pmuser_counters_read() of a module set, perf's mmap self-read and
  * read() through this library, Linux's libperf and PAPI (where linked in), the clocks, and
- * what a granted thread adds to every context switch.
+ * what a granted thread adds to every context switch, timed by the clock (pingpong_main()).
  *
  * Every counter method reads the same three counters: cycles, INST_RETIRED user-only and
  * INST_RETIRED user+kernel. Each method is called N times in a loop between region reads of
@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,21 @@ static const char notes[] =
 	"  papi       PAPI_read() of an event set of the 3 events\n"
 	"  clock      clock_gettime(CLOCK_MONOTONIC) through the vDSO\n"
 	"  cntvct     the generic timer's virtual count\n"
-	"  switch     user+kernel instructions per context switch of two threads that\n"
-	"             ping-pong through pipes on one CPU: plain, each granted inline reads\n"
-	"             (granted, per_switch), both inheriting one PMUSER_ACCESS_PROCESS\n"
-	"             grant (inherited, per_switch_inherited; else inherited_why);\n"
-	"             the least over runs of 100 round trips, 4 x R of them per turn\n"
+	"  switch     ns per context switch by CLOCK_MONOTONIC_RAW (unit=ns; under QEMU\n"
+	"             -icount shift=0 one per guest instruction, the kernel's included, which\n"
+	"             the PMU would miss while perf switches with it stopped) of two\n"
+	"             SCHED_BATCH threads that ping-pong through pipes on one CPU: plain;\n"
+	"             each granted inline reads (granted; per_switch_total = granted -\n"
+	"             plain); each holding perf's own user-access event, a disabled rdpmc\n"
+	"             event on arm64 (perf_user; else perf_user_why); per_switch_pmuser =\n"
+	"             granted - perf_user, pmuser's share above perf's own mechanism\n"
+	"             (pmuser_against=perf_user; on 32-bit ARM, whose perf opens no counters\n"
+	"             to user space, granted - plain: pmuser_against=plain); both inheriting\n"
+	"             one PMUSER_ACCESS_PROCESS grant (inherited, per_switch_inherited; else\n"
+	"             inherited_why). The least over runs of 100 round trips, 3 turns of\n"
+	"             4 x R runs per variant. What every thread pays while the module is\n"
+	"             loaded (the counter page's sequence; on 32-bit ARM the switch hook's\n"
+	"             lookup of the next thread's grant) is in plain too\n"
 	"keys: counters (values per read), inst_u, inst_uk, cycles (per read; ns instead on the\n"
 	"clock backend), per_counter\n"
 	"(inst_uk / counters), bias (an empty region bracketed by the method, widest counter),\n"
@@ -278,98 +289,206 @@ static void timer_bias(struct method *m, unsigned int k)
 
 /* ---- the cost of per-thread access at a context switch ------------------------------------ */
 
+/*
+ * What each thread of a ping-pong pair holds: nothing, its own GRANT, perf's own user access
+ * (a disabled rdpmc event of its own, arm64), or a copy of its creator's
+ * PMUSER_ACCESS_PROCESS grant.
+ */
+enum pp_variant { PP_PLAIN, PP_OWN, PP_PERF, PP_INHERITED, PP_VARIANTS };
+
 struct pingpong {
 	int to_partner[2], to_main[2];
 	unsigned long rounds;
 	unsigned int runs;
 	int cpu;
-	enum { PP_PLAIN, PP_OWN, PP_INHERITED } grant;
-	struct pmuser_counters *cpu_set;	/* INST_RETIRED user+kernel of every thread on cpu */
-	uint64_t best;			/* instructions of rounds round trips, minimum of runs */
-	char why[160];
+	enum pp_variant variant;
+	uint64_t best;			/* ns of rounds round trips, least of runs */
+	char why[384];
 };
 
 /*
- * Pins the calling thread and grants it inline reads if asked (PP_OWN; PP_INHERITED threads
- * have their creator's grant): 0, or -errno into pp->why.
+ * What a thread of the pair holds for its variant: the file its GRANT went through, or its
+ * perf events.
  */
-static int pingpong_thread_setup(struct pingpong *pp, int *fd)
+struct pp_hold {
+	int fd;
+	struct pmuser_counters *perf;
+};
+
+/*
+ * Opens on the calling thread what perf itself grants user reads for: through the library's
+ * perf-mmap backend, a disabled CPU_CYCLES:u event per CPU PMU with config1 bit 1 (the arm64
+ * PMU's "rdpmc" field), the attributes of pmuser's anchors. It never takes a counter; while
+ * the thread runs, perf opens the counters to it whenever it starts the PMU, if
+ * kernel.perf_user_access is 1. 0, or -1 with why.
+ */
+static int perf_user_open(struct pp_hold *hold, char *why, size_t len)
+{
+#if defined(__aarch64__)
+	struct pmuser_counters_attr attr;
+	char err[160], msg[256];
+	size_t count;
+
+	pmuser_counters_attr_init(&attr);
+	attr.backend = PMUSER_BACKEND_PERF_MMAP;
+	attr.flags = PMUSER_COUNTERS_DISABLED;
+	if (pmuser_evspec_parse("cpu_cycles:u", 0, attr.events, PMUSER_MAX_EVENTS, &count, err,
+				sizeof(err))) {
+		snprintf(why, len, "cpu_cycles:u: %s", err);
+		return -1;
+	}
+	attr.nr_events = count;
+	if (pmuser_counters_open(&attr, &hold->perf, msg, sizeof(msg))) {
+		snprintf(why, len, "a user-access event: %s", msg);
+		return -1;
+	}
+	return 0;
+#elif defined(__arm__)
+	(void)hold;
+	snprintf(why, len, "32-bit ARM: perf opens no counters to user space itself");
+	return -1;
+#else
+	(void)hold;
+	snprintf(why, len, "perf's user access is arm64's");
+	return -1;
+#endif
+}
+
+/*
+ * Pins the calling thread and gives it what its variant holds (PP_INHERITED threads have
+ * their creator's grant): 0, or -1 with pp->why. pingpong_thread_drop() lets go of it.
+ */
+static int pingpong_thread_setup(struct pingpong *pp, struct pp_hold *hold)
 {
 	int ret = pmuser_thread_pin(pp->cpu);
 
-	*fd = -1;
+	hold->fd = -1;
+	hold->perf = NULL;
 	if (ret) {
 		snprintf(pp->why, sizeof(pp->why), "pinning to CPU %d: %s", pp->cpu, strerror(-ret));
-		return ret;
+		return -1;
 	}
-	if (pp->grant != PP_OWN)
+	/*
+	 * A woken SCHED_BATCH thread does not preempt the one that woke it, so every switch is
+	 * a thread blocking in read(), two per round trip, along the same path for every pair.
+	 * Under SCHED_OTHER whether a wakeup preempts the writer follows the pair's virtual
+	 * runtimes, and a pair's path (and cost) differs from another's for as long as it lives.
+	 */
+	ret = pthread_setschedparam(pthread_self(), SCHED_BATCH, &(struct sched_param){ 0 });
+	if (ret) {
+		snprintf(pp->why, sizeof(pp->why), "SCHED_BATCH: %s", strerror(ret));
+		return -1;
+	}
+	if (pp->variant == PP_PERF)
+		return perf_user_open(hold, pp->why, sizeof(pp->why));
+	if (pp->variant != PP_OWN)
 		return 0;
-	*fd = pmuser_device_open();
-	if (*fd < 0) {
-		snprintf(pp->why, sizeof(pp->why), "%s: %s", PMUSER_DEVICE, strerror(-*fd));
-		return *fd;
+	hold->fd = pmuser_device_open();
+	if (hold->fd < 0) {
+		snprintf(pp->why, sizeof(pp->why), "%s: %s", PMUSER_DEVICE, strerror(-hold->fd));
+		return -1;
 	}
-	ret = pmuser_device_grant(*fd, 0);
+	ret = pmuser_device_grant(hold->fd, 0);
 	if (ret)
 		pmuser_device_why(PMUSER_IOC_GRANT, ret, pp->why, sizeof(pp->why));
-	return ret;
+	return ret ? -1 : 0;
+}
+
+static void pingpong_thread_drop(struct pp_hold *hold)
+{
+	if (hold->fd >= 0)
+		close(hold->fd);
+	if (hold->perf)
+		pmuser_counters_close(hold->perf);
 }
 
 static void *pingpong_partner(void *arg)
 {
 	struct pingpong *pp = arg;
 	unsigned long n = pp->rounds * pp->runs;
+	struct pp_hold hold;
 	char byte;
-	int fd;
 
-	if (pingpong_thread_setup(pp, &fd) == 0)
+	if (pingpong_thread_setup(pp, &hold) == 0)
 		while (n-- && read(pp->to_partner[0], &byte, 1) == 1 &&
 		       write(pp->to_main[1], &byte, 1) == 1)
 			;
-	if (fd >= 0)
-		close(fd);
+	pingpong_thread_drop(&hold);
 	close(pp->to_main[1]);
 	return NULL;
 }
 
-/* Whether the calling thread reads inline as the variant says it does (pp->why if not). */
+/* The sysctl perf's user access needs, as read here ("?" when it cannot be read). */
+static const char *perf_user_access_sysctl(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_user_access", "re");
+
+	snprintf(buf, len, "?");
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			snprintf(buf, len, "?");
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+/* Whether the calling thread reads inline as its variant says it does (pp->why if not). */
 static bool pingpong_granted(struct pingpong *pp)
 {
+	char sysctl[16];
 	uint64_t v;
 
-	if (pp->grant == PP_PLAIN || !pmuser_counter_probe(PMUSER_HW_CYCLE, &v))
+	if (pp->variant == PP_PLAIN || !pmuser_counter_probe(PMUSER_HW_CYCLE, &v))
 		return true;
-	snprintf(pp->why, sizeof(pp->why), "a %s thread's inline read trapped",
-		 pp->grant == PP_OWN ? "granted" : "grant-inheriting");
+	if (pp->variant == PP_PERF)
+		snprintf(pp->why, sizeof(pp->why),
+			 "the inline read of a thread with a user-access event trapped (kernel.perf_user_access is %s)",
+			 perf_user_access_sysctl(sysctl, sizeof(sysctl)));
+	else
+		snprintf(pp->why, sizeof(pp->why), "a %s thread's inline read trapped",
+			 pp->variant == PP_OWN ? "granted" : "grant-inheriting");
 	return false;
 }
 
+static uint64_t raw_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Times the round trips by CLOCK_MONOTONIC_RAW, not with the PMU: perf stops the PMU while it
+ * switches a thread's events out and in, so counted instructions miss that work, and the
+ * clock counts everything the CPU did meanwhile, the kernel's switches included.
+ */
 static void *pingpong_main(void *arg)
 {
 	struct pingpong *pp = arg;
-	uint64_t v0[PMUSER_COUNTERS_MAX], v1[PMUSER_COUNTERS_MAX];
+	struct pp_hold hold;
 	unsigned int run;
 	char byte = 0;
-	int fd;
 
-	if (pingpong_thread_setup(pp, &fd) == 0 && pingpong_granted(pp)) {
+	if (pingpong_thread_setup(pp, &hold) == 0 && pingpong_granted(pp)) {
 		for (run = 0; run < pp->runs; run++) {
+			uint64_t t0, t1;
 			unsigned long i;
 
-			if (pmuser_counters_read(pp->cpu_set, v0))
-				break;
+			t0 = raw_ns();
 			for (i = 0; i < pp->rounds; i++)
 				if (write(pp->to_partner[1], &byte, 1) != 1 ||
 				    read(pp->to_main[0], &byte, 1) != 1)
 					break;
-			if (i < pp->rounds || pmuser_counters_read(pp->cpu_set, v1))
+			t1 = raw_ns();
+			if (i < pp->rounds)
 				break;
-			if (v1[0] - v0[0] < pp->best)
-				pp->best = v1[0] - v0[0];
+			if (t1 - t0 < pp->best)
+				pp->best = t1 - t0;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
+	pingpong_thread_drop(&hold);
 	close(pp->to_partner[1]);
 	return NULL;
 }
@@ -414,7 +533,7 @@ static void *pingpong_origin(void *arg)
 	return NULL;
 }
 
-/* Instructions of pp->rounds round trips on pp->cpu, least of runs: 0, or -1 with pp->why. */
+/* ns of pp->rounds round trips on pp->cpu, least of runs: 0, or -1 with pp->why. */
 static int pingpong_run(struct pingpong *pp)
 {
 	pthread_t origin;
@@ -425,7 +544,7 @@ static int pingpong_run(struct pingpong *pp)
 	}
 	pp->why[0] = '\0';
 	pp->best = UINT64_MAX;
-	if (pp->grant == PP_INHERITED) {
+	if (pp->variant == PP_INHERITED) {
 		if (pthread_create(&origin, NULL, pingpong_origin, pp)) {
 			fprintf(stderr, "pmu-overhead: pthread_create failed\n");
 			exit(1);
@@ -443,25 +562,28 @@ static int pingpong_run(struct pingpong *pp)
 
 struct switch_cost {
 	bool available;
-	char why[256];
-	/* user+kernel instructions per switch: plain, each thread granted, grant inherited */
-	double plain, granted, inherited;
-	char inherited_why[160];	/* when inherited is NAN: why not measured */
+	char why[384];
+	/*
+	 * ns per switch by CLOCK_MONOTONIC_RAW, per variant (enum pp_variant); NAN where one
+	 * was not measured (PP_PERF, PP_INHERITED), with its cause.
+	 */
+	double ns[PP_VARIANTS];
+	char variant_why[PP_VARIANTS][384];
 };
 
-/* Plain threads against granted ones, counted CPU-wide by perf on the tool's CPU. */
+/*
+ * Plain threads against those holding each kind of access, timed on the tool's CPU. A
+ * variant other than PP_PLAIN and PP_OWN that cannot run leaves NAN and its cause.
+ */
 static void measure_switch(struct switch_cost *s, int cpu, unsigned int runs)
 {
-	struct pmuser_counters_attr attr;
 	/*
 	 * Short runs, many of them: 100 round trips take less than a 250 Hz tick at 1 GHz, so
 	 * the least of runs * 4 is a run no tick or other interrupt landed in.
 	 */
 	struct pingpong pp = { .rounds = 100, .runs = runs * 4, .cpu = cpu };
 	struct pmuser_info info;
-	unsigned int turn;
-	char err[160];
-	size_t count;
+	unsigned int turn, v;
 	int fd, ret;
 
 	s->available = false;
@@ -478,47 +600,31 @@ static void measure_switch(struct switch_cost *s, int cpu, unsigned int runs)
 			 info.access_mode == PMUSER_ACCESS_GLOBAL ? "globally" : "to nobody");
 		return;
 	}
-	pmuser_counters_attr_init(&attr);
-	attr.backend = PMUSER_BACKEND_PERF_READ;
-	attr.pid = -1;
-	attr.cpu = cpu;
-	if (pmuser_evspec_parse("inst_retired:uk", 0, attr.events, PMUSER_MAX_EVENTS, &count, err,
-				sizeof(err))) {
-		snprintf(s->why, sizeof(s->why), "inst_retired:uk: %s", err);
-		return;
-	}
-	attr.nr_events = count;
-	ret = pmuser_counters_open(&attr, &pp.cpu_set, err, sizeof(err));
-	if (ret) {
-		snprintf(s->why, sizeof(s->why), "counting CPU %d with perf: %s", cpu, err);
-		return;
-	}
 	/*
-	 * The variants in turns, the least of each kept: what else ran on the CPU only adds. A
-	 * round trip is two switches.
+	 * The variants in turns, the least of each kept: what else ran on the guest only adds.
+	 * A round trip is two switches.
 	 */
-	s->plain = s->granted = s->inherited = INFINITY;
-	for (turn = 0; turn < 9; turn++) {
-		double *least[] = { &s->plain, &s->granted, &s->inherited };
-
-		pp.grant = turn % 3;
-		if (pp.grant == PP_INHERITED && isnan(s->inherited))
+	for (v = 0; v < PP_VARIANTS; v++)
+		s->ns[v] = INFINITY;
+	for (turn = 0; turn < 3 * PP_VARIANTS; turn++) {
+		v = turn % PP_VARIANTS;
+		pp.variant = v;
+		if (isnan(s->ns[v]))
 			continue;
 		if (pingpong_run(&pp)) {
-			if (pp.grant != PP_INHERITED)
+			if (v == PP_PLAIN || v == PP_OWN)
 				break;
 			/* Without it the other variants still say what per-thread access costs. */
-			s->inherited = NAN;
-			snprintf(s->inherited_why, sizeof(s->inherited_why), "%s", pp.why);
+			s->ns[v] = NAN;
+			snprintf(s->variant_why[v], sizeof(s->variant_why[v]), "%s", pp.why);
 			continue;
 		}
-		if ((double)pp.best / (2.0 * (double)pp.rounds) < *least[turn % 3])
-			*least[turn % 3] = (double)pp.best / (2.0 * (double)pp.rounds);
+		if ((double)pp.best / (2.0 * (double)pp.rounds) < s->ns[v])
+			s->ns[v] = (double)pp.best / (2.0 * (double)pp.rounds);
 	}
-	s->available = turn == 9;
+	s->available = turn == 3 * PP_VARIANTS;
 	if (!s->available)
 		snprintf(s->why, sizeof(s->why), "%s", pp.why);
-	pmuser_counters_close(pp.cpu_set);
 }
 
 /* ---- methods ------------------------------------------------------------------------------ */
@@ -661,6 +767,80 @@ static void method_measure(struct wl_harness *h, struct method *m, unsigned int 
 	}
 }
 
+/*
+ * What per_switch_pmuser is measured against: perf's own user access where perf has it; on
+ * 32-bit ARM, where perf opens no counters to user space, a plain thread (all of the cost is
+ * pmuser's). -1: not measured.
+ */
+static int switch_pmuser_against(const struct switch_cost *sw)
+{
+	if (!isnan(sw->ns[PP_PERF]))
+		return PP_PERF;
+#if defined(__arm__)
+	return PP_PLAIN;
+#else
+	return -1;
+#endif
+}
+
+static void print_switch_parsable(const struct switch_cost *sw)
+{
+	const double *ns = sw->ns;
+	int against = switch_pmuser_against(sw);
+
+	printf("wl tool=" TOOL " method=switch available=%d", sw->available);
+	if (!sw->available) {
+		printf(" why=\"%s\"\n", sw->why);
+		return;
+	}
+	printf(" unit=ns plain=%.1f granted=%.1f per_switch_total=%.1f", ns[PP_PLAIN],
+	       ns[PP_OWN], ns[PP_OWN] - ns[PP_PLAIN]);
+	if (isnan(ns[PP_PERF]))
+		printf(" perf_user_why=\"%s\"", sw->variant_why[PP_PERF]);
+	else
+		printf(" perf_user=%.1f", ns[PP_PERF]);
+	if (against >= 0)
+		printf(" per_switch_pmuser=%.1f pmuser_against=%s", ns[PP_OWN] - ns[against],
+		       against == PP_PERF ? "perf_user" : "plain");
+	if (isnan(ns[PP_INHERITED]))
+		printf(" inherited_why=\"%s\"", sw->variant_why[PP_INHERITED]);
+	else
+		printf(" inherited=%.1f per_switch_inherited=%.1f", ns[PP_INHERITED],
+		       ns[PP_INHERITED] - ns[PP_PLAIN]);
+	putchar('\n');
+}
+
+static void print_switch_table(const struct switch_cost *sw)
+{
+	const double *ns = sw->ns;
+	int against = switch_pmuser_against(sw);
+
+	if (!sw->available) {
+		printf("\ncontext switch cost of per-thread access: not available: %s\n", sw->why);
+		return;
+	}
+	printf("\ncontext switch, two SCHED_BATCH threads on one CPU, ns per switch by "
+	       "CLOCK_MONOTONIC_RAW\n(under QEMU -icount shift=0: guest instructions, the "
+	       "kernel's included):\n");
+	printf("  %.1f plain, %.1f granted: per-thread access adds %.1f (per_switch_total)\n",
+	       ns[PP_PLAIN], ns[PP_OWN], ns[PP_OWN] - ns[PP_PLAIN]);
+	if (isnan(ns[PP_PERF]))
+		printf("  holding perf's own user-access event: not measured: %s\n",
+		       sw->variant_why[PP_PERF]);
+	else
+		printf("  %.1f holding perf's own user-access event instead\n", ns[PP_PERF]);
+	if (against >= 0)
+		printf("  pmuser's own share: %.1f above %s (per_switch_pmuser)\n",
+		       ns[PP_OWN] - ns[against],
+		       against == PP_PERF ? "perf's user access" : "a plain thread");
+	if (isnan(ns[PP_INHERITED]))
+		printf("  threads that inherited one PMUSER_ACCESS_PROCESS grant: not measured: %s\n",
+		       sw->variant_why[PP_INHERITED]);
+	else
+		printf("  %.1f when both inherited one PMUSER_ACCESS_PROCESS grant: adds %.1f\n",
+		       ns[PP_INHERITED], ns[PP_INHERITED] - ns[PP_PLAIN]);
+}
+
 static void print_parsable(const struct wl_harness *h, const struct method *methods,
 			   const struct switch_cost *sw, uint64_t reads, uint64_t runs)
 {
@@ -691,18 +871,7 @@ static void print_parsable(const struct wl_harness *h, const struct method *meth
 			printf(" why=\"%s\"", m->why);
 		putchar('\n');
 	}
-	printf("wl tool=" TOOL " method=switch available=%d", sw->available);
-	if (sw->available)
-		printf(" plain=%.1f granted=%.1f per_switch=%.1f", sw->plain, sw->granted,
-		       sw->granted - sw->plain);
-	if (sw->available && isnan(sw->inherited))
-		printf(" inherited_why=\"%s\"", sw->inherited_why);
-	else if (sw->available)
-		printf(" inherited=%.1f per_switch_inherited=%.1f", sw->inherited,
-		       sw->inherited - sw->plain);
-	else
-		printf(" why=\"%s\"", sw->why);
-	putchar('\n');
+	print_switch_parsable(sw);
 }
 
 static void print_table(const struct wl_harness *h, const struct method *methods,
@@ -747,18 +916,7 @@ static void print_table(const struct wl_harness *h, const struct method *methods
 			printf("  %.0f %s", m->bias, m->bias_unit);
 		putchar('\n');
 	}
-	if (sw->available)
-		printf("\ncontext switch, two threads on one CPU: %.1f instructions (u+k) plain, "
-		       "%.1f granted: per-thread access adds %.1f per switch;\n", sw->plain,
-		       sw->granted, sw->granted - sw->plain);
-	if (sw->available && isnan(sw->inherited))
-		printf("  threads that inherited one PMUSER_ACCESS_PROCESS grant: not measured: %s\n",
-		       sw->inherited_why);
-	else if (sw->available)
-		printf("  %.1f when both inherited one PMUSER_ACCESS_PROCESS grant: adds %.1f\n",
-		       sw->inherited, sw->inherited - sw->plain);
-	else
-		printf("\ncontext switch cost of per-thread access: not available: %s\n", sw->why);
+	print_switch_table(sw);
 	if (!any_inst)
 		printf("n/s: INST_RETIRED not supported by this PMU (or backend): no instruction "
 		       "counts or ratios\n");
