@@ -135,9 +135,9 @@ int main(int argc, char **argv)
 	snprintf(legend, sizeof(legend), "N=%" PRIu64 " nodes, I=%" PRIu64 " traversals", nodes,
 		 iterations);
 	wl_report(&h, what, &col, 1, legend);
-	if (!parsable)
+	if (!parsable && col.measured)
 		wl_print_per_load(&h, "latency: ", col.value[WL_CYCLES], nodes * iterations);
 	wl_close(&h);
 	free(mem);
-	return 0;
+	return tool_stop_status(0);
 }

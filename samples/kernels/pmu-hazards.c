@@ -180,10 +180,10 @@ int main(int argc, char **argv)
 		printf("\ndiv_indep: skipped: %s\n", no_div);
 	else if (!have_div)
 		printf("wl tool=" TOOL " run=div_indep skipped=\"%s\"\n", no_div);
-	if (!parsable)
-		print_hazards(&h, cols, ncols, have_div);
+	if (!parsable && wl_measured(cols, ncols))
+		print_hazards(&h, cols, wl_measured(cols, ncols), have_div);
 	wl_close(&h);
 	free(sc.random);
 	free(sc.ones_only);
-	return 0;
+	return tool_stop_status(0);
 }

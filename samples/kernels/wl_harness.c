@@ -369,9 +369,22 @@ void wl_measure(struct wl_harness *h, wl_kernel_fn fn, void *args, struct wl_col
 	struct pmuser_region r;
 	unsigned int i;
 
+	col->measured = false;
+	if (tool_stop_signal)
+		return;
 	run_between_reads(h->c, &r, fn, args);
 	for (i = 0; i < h->nr; i++)
 		col->value[i] = wl_counts_here(h, i) ? r.delta[i] - h->harness[i] : 0;
+	col->measured = !tool_stop_signal;
+}
+
+unsigned int wl_measured(const struct wl_column *cols, unsigned int n)
+{
+	unsigned int k = 0;
+
+	while (k < n && cols[k].measured)
+		k++;
+	return k;
 }
 
 const char *wl_group(char *buf, size_t len, uint64_t v)
@@ -458,6 +471,13 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 	unsigned int i, k;
 	int64_t inst, cyc;
 
+	k = wl_measured(cols, ncols);
+	if (k < ncols)
+		fprintf(stderr, "%s: stopped by signal %d after %u of %u runs%s\n", h->tool,
+			(int)tool_stop_signal, k, ncols, k ? ": reporting those" : ": nothing to report");
+	ncols = k;
+	if (!ncols)
+		return;
 	if (h->parsable) {
 		report_parsable(h, cols, ncols);
 		return;
@@ -522,6 +542,8 @@ static void print_notes(FILE *f)
 {
 	if (wl_usage_notes)
 		fputs(wl_usage_notes, f);
+	fputs("SIGINT or SIGTERM stops before the next run and reports the runs done (a run the\n"
+	      "signal arrived in is not reported); the exit status is then 128 + the signal.\n", f);
 }
 
 int wl_parse_options(const char *tool, const char *about, const char *what,
@@ -530,7 +552,7 @@ int wl_parse_options(const char *tool, const char *about, const char *what,
 	struct tool_opt all[WL_OPTS_MAX + 2] = { { NULL } };
 	char help[64];
 	unsigned int n;
-	int first;
+	int first, ret;
 
 	for (n = 0; opts[n].name; n++) {
 		if (n == WL_OPTS_MAX)
@@ -540,8 +562,11 @@ int wl_parse_options(const char *tool, const char *about, const char *what,
 	snprintf(help, sizeof(help), "key=value lines instead of the %s", what);
 	*parsable = false;
 	all[n] = (struct tool_opt){ "parsable", 'p', NULL, help, TOOL_OPT_FLAG, .flag = parsable };
-	return tool_parse(&(struct tool_cli){ .tool = tool, .about = about, .opts = all,
-					      .notes = print_notes }, argc, argv, &first);
+	ret = tool_parse(&(struct tool_cli){ .tool = tool, .about = about, .opts = all,
+					     .notes = print_notes }, argc, argv, &first);
+	if (ret < 0)
+		tool_stop_catch();
+	return ret;
 }
 
 uint64_t wl_passes_for_1m(uint64_t n)

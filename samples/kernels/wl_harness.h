@@ -17,6 +17,7 @@
 
 #include "pmuser.h"
 #include "tool_opts.h"
+#include "tool_stop.h"
 #include "wl_kernels.h"
 
 /*
@@ -56,6 +57,8 @@ struct wl_column {
 	const char *label;
 	struct wl_counts pred;
 	int64_t value[PMUSER_COUNTERS_MAX];
+	/* false: not run, or SIGINT/SIGTERM arrived during it (its counts hold the handler) */
+	bool measured;
 };
 
 /*
@@ -71,8 +74,15 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 		 uint32_t cycle_flags);
 void wl_close(struct wl_harness *h);
 
-/* Runs fn(args) once between region reads; stores the harness-corrected deltas in col. */
+/*
+ * Runs fn(args) once between region reads; stores the harness-corrected deltas in col. Once
+ * SIGINT or SIGTERM asked to stop (caught from wl_parse_options() on), it runs nothing more,
+ * and a run the signal arrived in is not measured: the report then has the runs before it.
+ */
 void wl_measure(struct wl_harness *h, wl_kernel_fn fn, void *args, struct wl_column *col);
+
+/* How many of cols[0..n) lead measured; the exit status after the report: tool_stop_status(0). */
+unsigned int wl_measured(const struct wl_column *cols, unsigned int n);
 
 /*
  * Refuses (message, -1) a run predicted to retire 2^31 instructions or more: 32-bit event
@@ -92,7 +102,8 @@ bool wl_value(const struct wl_harness *h, const struct wl_column *col, uint32_t 
 /*
  * Prints the header (workload description, backend, harness cost), then per column the
  * predicted and measured counts of every counter, IPC, and the formulas with the meaning of
- * their symbols (legend, e.g. "N=128 matrix order").
+ * their symbols (legend, e.g. "N=128 matrix order"): of the columns wl_measured() counts,
+ * nothing when none was measured. A run a signal stopped short is said on stderr.
  */
 void wl_report(const struct wl_harness *h, const char *what, const struct wl_column *cols,
 	       unsigned int ncols, const char *legend);

@@ -8,6 +8,7 @@
  * Raw values are kept (--raw). Between samples the chain advances --gap untimed steps.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "lat_out.h"
 #include "lat_timer.h"
 #include "pmuser.h"
+#include "tool_stop.h"
 #include "size_suffix.h"
 #include "tool_text.h"
 
@@ -32,6 +34,12 @@ struct opts {
 };
 
 /* -1 to go on, or the exit status: 0 after --help, 2 after bad input. */
+static void notes(FILE *f)
+{
+	fputs("SIGINT or SIGTERM stops the sampling and reports the samples taken; the exit status\n"
+	      "is then 128 + the signal.\n", f);
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
 	bool any = false;
@@ -53,7 +61,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ NULL },
 	};
 	const struct tool_cli cli = {
-		.tool = TOOL, .opts = opts,
+		.tool = TOOL, .opts = opts, .notes = notes,
 		.about = "Histogram of single-load latencies: one dependent load per sample between two\n"
 			 "serialised counter reads, minus the bias of the same sequence without the load.",
 	};
@@ -69,6 +77,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		return tool_bad(TOOL, "%s", why);
 	if (o->gap_set && o->lat.pattern == LAT_RANDOM)
 		return tool_bad(TOOL, "--gap is chase steps between samples: --pattern random loads at random lines and has none");
+	tool_stop_catch();
 	return -1;
 }
 
@@ -178,10 +187,11 @@ static int check_size(const struct opts *o, uint64_t step)
 
 /*
  * One full traversal warms caches and TLBs; then warm-up samples are thrown away. Each sample
- * is a timed load and the same window without it.
+ * is a timed load and the same window without it. Returns the samples recorded: all of them,
+ * or those before SIGINT or SIGTERM asked to stop.
  */
-static void take_samples(const struct opts *o, struct lat_timer *t, const struct lat_buf *buf,
-			 const struct lat_chain *chain, struct result *r)
+static uint64_t take_samples(const struct opts *o, struct lat_timer *t, const struct lat_buf *buf,
+			     const struct lat_chain *chain, struct result *r)
 {
 	uint64_t state = o->lat.seed ^ 0x5eed;
 	void **p = lat_chase(chain->start, chain->nodes);
@@ -189,6 +199,8 @@ static void take_samples(const struct opts *o, struct lat_timer *t, const struct
 	for (uint64_t i = 0; i < o->warmup + o->samples; i++) {
 		uint64_t raw, empty;
 
+		if (tool_stop_signal)
+			return i > o->warmup ? i - o->warmup : 0;
 		if (o->lat.pattern == LAT_RANDOM) {
 			void **q = (void **)((char *)buf->mem +
 					     (lat_rand(&state) % chain->nodes) * chain->step);
@@ -204,6 +216,25 @@ static void take_samples(const struct opts *o, struct lat_timer *t, const struct
 			r->bias_raw[i - o->warmup] = empty;
 		}
 	}
+	return o->samples;
+}
+
+/*
+ * Takes the samples; o->samples becomes the number taken when SIGINT or SIGTERM stopped the
+ * sampling, which is said. Whether there are any to report.
+ */
+static bool sampled(struct opts *o, struct lat_timer *t, const struct lat_buf *buf,
+		    const struct lat_chain *chain, struct result *r)
+{
+	uint64_t taken = take_samples(o, t, buf, chain, r);
+
+	if (taken == o->samples)
+		return true;
+	fprintf(stderr, TOOL ": stopped by signal %d after %" PRIu64 " of %" PRIu64 " samples%s\n",
+		(int)tool_stop_signal, taken, o->samples,
+		taken ? ": reporting those" : ": nothing to report");
+	o->samples = taken;
+	return taken > 0;
 }
 
 /*
@@ -442,8 +473,9 @@ int main(int argc, char **argv)
 	if (result_alloc(&r, o.samples))
 		goto out_buf;
 	lat_warn_system(stderr, TOOL, o.lat.cpu);
-
-	take_samples(&o, &t, &buf, &chain, &r);
+	status = tool_stop_status(1);	/* 128 + the signal once one stopped the sampling */
+	if (!sampled(&o, &t, &buf, &chain, &r))
+		goto out_buf;
 	if (lat_timer_check(&t, TOOL, "nothing reported") || summarise(o.samples, &r))
 		goto out_buf;
 	x = (struct report){ &o, &t, &geo, &buf, &chain, &r,
@@ -454,7 +486,7 @@ int main(int argc, char **argv)
 	reports[o.lat.format](out, &x);
 	ret = lat_output_close(out);
 	out = NULL;
-	status = 0;
+	status = tool_stop_status(0);
 	if (ret) {
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(errno));
 		status = 1;

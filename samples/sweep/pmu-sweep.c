@@ -27,6 +27,7 @@
 #include "sweep_svg.h"
 #include "sweepcsv.h"
 #include "tiers.h"
+#include "tool_stop.h"
 #include "tool_text.h"
 
 #define TOOL "pmu-sweep"
@@ -714,23 +715,6 @@ static int report(struct sweep *s, const struct point *pts, size_t n, FILE *out,
 	return ret;
 }
 
-/* SIGINT or SIGTERM: the sizes measured so far are still reported. */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-static void catch_stop(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* The page pattern lays nodes out within pages: only sizes of whole pages. The count left. */
 static size_t whole_pages(uint64_t *sizes, size_t n, size_t page)
 {
@@ -842,10 +826,11 @@ static int measure_all(struct sweep *s, const uint64_t *sizes, size_t n, struct 
 	for (*done = 0; *done < n; ++*done) {
 		size_t i = *done;
 
-		if (stop_signal) {
+		/* SIGINT or SIGTERM: the sizes measured so far are still reported. */
+		if (tool_stop_signal) {
 			lat_progress_done(&prog);
 			fprintf(stderr, TOOL ": stopped by signal %d after %zu of %zu sizes: reporting those\n",
-				(int)stop_signal, i, n);
+				(int)tool_stop_signal, i, n);
 			return 0;
 		}
 		ret = measure_size(s, sizes[i], s->o->budget * 1e9 / (double)(n * s->o->reps),
@@ -907,7 +892,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out_files;
 	}
-	catch_stop();
+	tool_stop_catch();
 	ret = lat_timer_open(&s.t, o.lat.backend, o.lat.cpu, s.ev, s.nr_ev, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, TOOL ": %s\n", err);
@@ -934,7 +919,7 @@ int main(int argc, char **argv)
 	if (ret && ret != -ENODATA)
 		fprintf(stderr, TOOL ": writing the report: %s\n", strerror(-ret));
 	else
-		status = stop_signal ? 128 + stop_signal : ret || cut_short;
+		status = tool_stop_status(ret || cut_short);
 out_buf:
 	lat_buf_free(&s.buf);
 out_timer:

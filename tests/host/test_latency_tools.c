@@ -256,6 +256,64 @@ TEST(lat_clock_backend)
 	EXPECT_TRUE(has(out, "\"resolved\": ")) TH_LOG("%s", out);
 }
 
+/*
+ * Runs tool in the background, sends it SIGTERM 0.3 s after it catches the signal (its
+ * /proc status says so), and prints "rc=STATUS killed=1" (0: it had ended by itself), its
+ * stderr then its stdout after a "--" line.
+ */
+#define STOP_RUN(tool)								\
+	"sh -c '" BIN tool " >stop.out 2>stop.err & p=$!; "			\
+	"until m=$(sed -n \"s/^SigCgt:[[:space:]]*//p\" /proc/$p/status 2>/dev/null) && "	\
+	"[ -n \"$m\" ] && [ $((0x$m & 0x4000)) != 0 ]; do "			\
+	"kill -0 $p 2>/dev/null || break; sleep 0.01; done; sleep 0.3; "	\
+	"k=0; kill -TERM $p 2>/dev/null && k=1; wait $p; "			\
+	"echo rc=$? killed=$k; cat stop.err; echo --; cat stop.out'"
+
+/* SIGTERM stops the sampling; the samples taken are reported, and the status says why. */
+TEST(lat_reports_what_it_has_on_sigterm)
+{
+	static char out[OUT_MAX];
+	long long taken = -1, sum = 0, v, c;
+	const char *s;
+
+	ASSERT_EQ(0, run(STOP_RUN("pmu-lat -b clock -n 5000000 -s 1M -f csv"), out, sizeof(out)));
+	ASSERT_TRUE(has(out, "rc=143 killed=1\n")) TH_LOG("%s", out);
+	s = strstr(out, "pmu-lat: stopped by signal 15 after ");
+	ASSERT_TRUE(s != NULL) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(s, "pmu-lat: stopped by signal 15 after %lld of 5000000 samples",
+			    &taken)) TH_LOG("%s", out);
+	if (!taken) {
+		EXPECT_TRUE(has(out, "samples: nothing to report\n--\n")) TH_LOG("%s", out);
+		return;
+	}
+	EXPECT_TRUE(has(s, "samples: reporting those\n")) TH_LOG("%s", out);
+	s = strstr(out, "latency,count\n");
+	ASSERT_TRUE(s != NULL) TH_LOG("%s", out);
+	for (s = strchr(s, '\n') + 1; sscanf(s, "%lld,%lld", &v, &c) == 2; s = strchr(s, '\n') + 1)
+		sum += c;
+	EXPECT_EQ(taken, sum);
+}
+
+/* A workload tool stops before its next run and reports the runs it finished. */
+TEST(workload_reports_the_runs_done_on_sigterm)
+{
+	static char out[OUT_MAX];
+	unsigned int done = 7;
+	const char *s;
+
+	ASSERT_EQ(0, run(STOP_RUN("pmu-hazards -i 100000000"), out, sizeof(out)));
+	if (has(out, "killed=0"))
+		SKIP(return, "pmu-hazards ended before the signal");
+	ASSERT_TRUE(has(out, "rc=143 killed=1\n")) TH_LOG("%s", out);
+	s = strstr(out, "pmu-hazards: stopped by signal 15 after ");
+	ASSERT_TRUE(s != NULL) TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(s, "pmu-hazards: stopped by signal 15 after %u of 6 runs", &done));
+	EXPECT_GT(6, done);
+	/* Each run reported has its own block; none after the last done. */
+	EXPECT_EQ(done > 0, has(out, "\nraw_chain\n")) TH_LOG("%s", out);
+	EXPECT_FALSE(has(out, "\nmisp_ones\n")) TH_LOG("%s", out);
+}
+
 TEST(sweep_clock_backend_round_trip)
 {
 	static char out[OUT_MAX];
