@@ -35,7 +35,6 @@ static const char *access_name(uint32_t mode)
 	switch (mode) {
 	case PMUSER_ACCESS_PER_THREAD: return "per-thread (granted threads only)";
 	case PMUSER_ACCESS_GLOBAL: return "global (every thread; module parameter global_access=1)";
-	case PMUSER_ACCESS_NONE: return "none (a module without per-thread access on this kernel; load with global_access=1)";
 	default: return "unknown";
 	}
 }

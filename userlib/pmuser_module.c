@@ -262,8 +262,6 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	}
 	if (info.arch != PMUSER_FAST_ARCH)
 		return module_fail(c, -EOPNOTSUPP, why, whylen, "module and program architectures differ");
-	if (info.access_mode == PMUSER_ACCESS_NONE)
-		return module_fail(c, -EPERM, why, whylen, "the module grants no inline access (access mode none)");
 	if (a->cpu >= 0) {
 		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS)
 			return module_fail(c, -EINVAL, why, whylen, "CPU number");

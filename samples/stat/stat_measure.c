@@ -659,8 +659,6 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 			    strerror(-ret), ret == -ENOENT ? " (insmod pmuser.ko)" : "");
 	}
 	ret = pmuser_device_info(m->fd, &info);
-	if (!ret && info.access_mode == PMUSER_ACCESS_NONE)
-		ret = -EPERM;
 	if (!ret && info.arch != PMUSER_FAST_ARCH)
 		ret = -EOPNOTSUPP;
 	if (!ret)

@@ -46,8 +46,6 @@ enum pmuser_access_mode {
 	 * where access_flags has PMUSER_INFO_USER_WRITES also write.
 	 */
 	PMUSER_ACCESS_GLOBAL = 2,
-	/* Nobody reads: older modules on 32-bit ARM, loaded without global_access=1. */
-	PMUSER_ACCESS_NONE = 3,
 };
 
 /* pmuser_info.access_flags */
