@@ -128,7 +128,8 @@ clean:
 # installs the library (static, and shared with soname libpmuser.so.$(SOVERSION)), the headers,
 # pmuser.pc, the tools, the man pages and the boot-time files; make dkms-install puts the
 # module's source under /usr/src for DKMS and builds it for the running kernel.
-VERSION := 0.1.0
+VERSION := $(shell sed -n 's/^\#define PMUSER_VERSION_[A-Z]*[[:space:]]*//p' \
+	$(TOP)/module/pmuser.h | paste -sd.)
 SOVERSION := 0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

@@ -10,6 +10,11 @@
 
 struct task_struct;
 
+/*
+ * pmuser's version, written only here: the Makefile reads it (make print-version) for the
+ * library, the tools and the packages, and tests/static checks every other place that names
+ * it.
+ */
 #define PMUSER_VERSION_MAJOR	0
 #define PMUSER_VERSION_MINOR	1
 #define PMUSER_VERSION_PATCH	0

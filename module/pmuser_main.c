@@ -17,6 +17,7 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
+#include <linux/stringify.h>
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/topology.h>
@@ -538,3 +539,5 @@ module_exit(pmuser_exit);
 
 MODULE_DESCRIPTION("User-space access to ARM PMU counters, held through perf");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(__stringify(PMUSER_VERSION_MAJOR) "." __stringify(PMUSER_VERSION_MINOR) "."
+	       __stringify(PMUSER_VERSION_PATCH));

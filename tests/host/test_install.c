@@ -58,9 +58,10 @@ TEST_F_TIMEOUT(installed, every_part_in_place, 300)
 		"usr/share/man/man3/pmuser_region.3", "usr/share/man/man3/pmuser_counter_read.3",
 		"etc/udev/rules.d/60-pmuser.rules", "etc/modules-load.d/pmuser.conf",
 		"etc/sysctl.d/60-pmuser.conf", "etc/modprobe.d/pmuser.conf",
-		"usr/src/pmuser-0.1.0/dkms.conf", "usr/src/pmuser-0.1.0/Kbuild",
-		"usr/src/pmuser-0.1.0/module/pmuser_main.c",
-		"usr/src/pmuser-0.1.0/uapi/linux/pmuser.h",
+		"usr/src/pmuser-" PMUSER_VERSION "/dkms.conf",
+		"usr/src/pmuser-" PMUSER_VERSION "/Kbuild",
+		"usr/src/pmuser-" PMUSER_VERSION "/module/pmuser_main.c",
+		"usr/src/pmuser-" PMUSER_VERSION "/uapi/linux/pmuser.h",
 	};
 	char rel[128];
 

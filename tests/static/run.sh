@@ -66,24 +66,25 @@ done
 
 # make deb: the four packages for arm64 and armhf, each holding its part.
 debs=$PMUSER_TOP/build/deb
+ver=$(make -s -C "$PMUSER_TOP" print-version)
 rm -f "$debs"/*.deb
 if make -s -C "$PMUSER_TOP" deb DEB_ARCHES="arm64 armhf" >"$tmp/deb" 2>&1; then
 	for a in arm64 armhf; do
 		multi=$(dpkg-architecture -a"$a" -qDEB_HOST_MULTIARCH 2>/dev/null)
 		bad=
-		for want in "libpmuser0_0.1.0-1_$a.deb ./usr/lib/$multi/libpmuser.so.0" \
-			"libpmuser-dev_0.1.0-1_$a.deb ./usr/lib/$multi/pkgconfig/pmuser.pc" \
-			"libpmuser-dev_0.1.0-1_$a.deb ./usr/include/linux/pmuser.h" \
-			"pmuser-tools_0.1.0-1_$a.deb ./usr/bin/pmu-stat" \
-			"pmuser-tools_0.1.0-1_$a.deb ./usr/share/man/man1/pmu-stat.1.gz" \
-			"pmuser-dkms_0.1.0-1_all.deb ./usr/src/pmuser-0.1.0/dkms.conf" \
-			"pmuser-dkms_0.1.0-1_all.deb ./etc/udev/rules.d/60-pmuser.rules"; do
+		for want in "libpmuser0_$ver-1_$a.deb ./usr/lib/$multi/libpmuser.so.0" \
+			"libpmuser-dev_$ver-1_$a.deb ./usr/lib/$multi/pkgconfig/pmuser.pc" \
+			"libpmuser-dev_$ver-1_$a.deb ./usr/include/linux/pmuser.h" \
+			"pmuser-tools_$ver-1_$a.deb ./usr/bin/pmu-stat" \
+			"pmuser-tools_$ver-1_$a.deb ./usr/share/man/man1/pmu-stat.1.gz" \
+			"pmuser-dkms_$ver-1_all.deb ./usr/src/pmuser-$ver/dkms.conf" \
+			"pmuser-dkms_$ver-1_all.deb ./etc/udev/rules.d/60-pmuser.rules"; do
 			set -- $want
 			dpkg-deb -c "$debs/$1" 2>/dev/null | awk '{ print $6 }' | grep -qx "$2" ||
 				bad="$bad $1:$2"
 		done
 		if [ -z "$bad" ] &&
-			dpkg-deb -I "$debs/pmuser-tools_0.1.0-1_$a.deb" | grep -q "Architecture: $a"; then
+			dpkg-deb -I "$debs/pmuser-tools_$ver-1_$a.deb" | grep -q "Architecture: $a"; then
 			result OK "make deb: pmuser-dkms, libpmuser0, libpmuser-dev, pmuser-tools for $a"
 		else
 			echo "missing:$bad" >"$tmp/debbad"
@@ -237,6 +238,25 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 	fi
 else
 	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
+fi
+
+# The version is written once, in module/pmuser.h; every other place that names it agrees.
+ver=$(make -s -C "$PMUSER_TOP" print-version)
+{
+	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || echo "make print-version: '$ver'"
+	head -n1 "$PMUSER_TOP/packaging/debian/changelog" | grep -q "^pmuser ($ver-[0-9]*) " ||
+		echo "packaging/debian/changelog: $(head -n1 "$PMUSER_TOP/packaging/debian/changelog")"
+	for f in "$PMUSER_TOP"/man/*.[37]; do
+		grep -q '^\.so ' "$f" && continue
+		grep -q "^\.TH .* \"pmuser $ver\" " "$f" || echo "$f: $(grep '^\.TH' "$f")"
+	done
+	grep -o 'pmuser-[0-9][0-9.]*[0-9]' "$PMUSER_TOP/README.md" | grep -vx "pmuser-$ver" |
+		sed 's/^/README.md: /'
+} >"$tmp/ver"
+if [ -n "$ver" ] && [ ! -s "$tmp/ver" ]; then
+	result OK "the version $ver is the same wherever it is written"
+else
+	result FAIL "the version $ver is the same wherever it is written" "$tmp/ver"
 fi
 
 # The ioctl magic is one Linux's registry of ioctl numbers gives to nobody.
