@@ -6,9 +6,11 @@
  * and perf, with nothing else running, hands out the cycle counter and event counters from 0
  * up. For those layouts the readers here name every register in the instruction itself: a
  * raw read of n counters is "isb; n reads; isb", and a read of all counters through the page
- * loads the CPU record's sequence and away mask in one word, reads, loads each slot once and
- * checks the sequence again. Any other layout, or a page that says perf moved a counter, takes
- * the general path (pmuser_page_read()), which is slower and equally exact.
+ * loads the CPU record's sequence and away mask in one word, reads, loads each slot's offset
+ * and checks the sequence again. AArch64's readers of every layout here and ARMv7's of up to
+ * three counters are written out in assembly. Any other layout, or a page that says perf
+ * moved a counter, takes the general path (pmuser_page_read()), which is slower and equally
+ * exact.
  */
 #include <errno.h>
 #include <stddef.h>
