@@ -259,6 +259,80 @@ else
 	result FAIL "the version $ver is the same wherever it is written" "$tmp/ver"
 fi
 
+# ARMv7 (armhf): pmuser_module_read.c as the armhf targets build it (Thumb-2, the compiler's
+# default), and in ARM state too. v7_pass FN: FN's instructions from its first barrier to the
+# last before its first branch or return, PMU accesses named: pmccntr, pmevcntrN (PMUv3's
+# PMEVCNTR<n>), pmselr=N (a PMUv2 selection of counter N, set by a mov; a register's name
+# where no mov set it: read_*'s r0 is the record's word tested zero), pmxevcntr and pmselr?
+# (its read and the selection's read back); any other instruction by its mnemonic.
+v7_pass() {
+	arm-linux-gnueabihf-objdump -d --no-show-raw-insn "$tmp/v7.o" |
+		awk -v f="<$1>:" '$2 == f { on = 1; next } /^$/ { on = 0 } on' |
+		awk '{ $1 = ""; sub(/^ +/, ""); ins = $0 }
+		first && (ins ~ /^(b|bne|beq|cbnz|cbz|bx)(\.[nw])?[ \t]/ || ins ~ /pc\}$/) { exit }
+		ins ~ /^mov(s|\.w)?[ \t]+[a-z0-9]+, #[0-9]+$/ { split(ins, f, /[ \t,#]+/); val[f[2]] = f[3] }
+		{
+			out = ins
+			if (ins ~ /^isb/) out = "isb"
+			else if (ins ~ /^mrc.*cr9, cr13, \{0\}/) out = "pmccntr"
+			else if (ins ~ /^mrc.*cr9, cr13, \{2\}/) out = "pmxevcntr"
+			else if (ins ~ /^mrc.*cr9, cr12, \{5\}/) out = "pmselr?"
+			else if (ins ~ /^mrc.*cr14, cr8, \{[0-7]\}/) {
+				match(ins, /\{[0-7]\}/); out = "pmevcntr" substr(ins, RSTART + 1, 1)
+			} else if (ins ~ /^mcr.*cr9, cr12, \{5\}/) {
+				split(ins, f, /[ \t,]+/); out = "pmselr=" (f[4] in val ? val[f[4]] : f[4])
+			} else sub(/[ \t].*/, "", out)
+			seq[++n] = out
+			if (out == "isb") { if (!first) first = n; last = n }
+		}
+		END { for (i = first; first && i <= last; i++) printf "%s%s", seq[i], i < last ? " " : "\n" }'
+}
+v7cc="arm-linux-gnueabihf-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I$PMUSER_TOP/uapi -I$PMUSER_TOP/userlib"
+if $v7cc -c "$PMUSER_TOP/userlib/pmuser_module_read.c" -o "$tmp/v7.o" 2>"$tmp/cc" &&
+	$v7cc -marm -c "$PMUSER_TOP/userlib/pmuser_module_read.c" -o "$tmp/v7a.o" 2>>"$tmp/cc"; then
+	result OK "armhf: pmuser_module_read.c builds in Thumb-2 and in ARM state"
+	while IFS='|' read -r fn want what; do
+		got=$(v7_pass "$fn")
+		if [ "$got" = "$want" ]; then
+			result OK "armhf: $what"
+		else
+			echo "$fn: got '$got', want '$want'" >"$tmp/seq"
+			result FAIL "armhf: $what" "$tmp/seq"
+		fi
+	done <<'PASSES'
+read_c01|isb pmccntr pmselr=r0 isb pmxevcntr pmselr? pmselr=1 isb pmxevcntr pmselr? isb|PMUv2's read of all counters of cycles, event 0, 1 reads them only
+start_c01|isb pmselr=1 isb pmxevcntr pmselr? pmselr=0 isb pmxevcntr pmselr? pmccntr isb|PMUv2's region start reads event 1, 0, cycles, nothing else
+region_stop_c01|isb pmccntr pmselr=0 isb pmxevcntr pmselr? pmselr=1 isb pmxevcntr pmselr? isb|PMUv2's region stop reads cycles, event 0, 1, nothing else
+raw_c01|isb pmccntr pmselr=0 isb pmxevcntr pmselr? pmselr=1 isb pmxevcntr pmselr? isb|PMUv2's raw read of cycles, event 0, 1 reads them only
+read_e012|isb pmselr=r0 isb pmxevcntr pmselr? pmselr=1 isb pmxevcntr pmselr? eor.w orr.w mov.w pmselr=2 isb pmxevcntr pmselr? isb|PMUv2's read of all counters of events 0 to 2 reads and checks them
+read_c01_v3|isb pmccntr pmevcntr0 pmevcntr1 isb|PMUv3's read of all counters of cycles, event 0, 1 reads them only
+start_c01_v3|isb pmevcntr1 pmevcntr0 pmccntr isb|PMUv3's region start reads event 1, 0, cycles, nothing else
+region_stop_c01_v3|isb pmccntr pmevcntr0 pmevcntr1 isb|PMUv3's region stop reads cycles, event 0, 1, nothing else
+raw_c01_v3|isb pmccntr pmevcntr0 pmevcntr1 isb|PMUv3's raw read of cycles, event 0, 1 reads them only
+PASSES
+	# Instructions up to the return (a region stop's: to its branch into pmuser__region_end),
+	# every check made; the read of all counters is called through the set's pointer, as on
+	# AArch64. A library region's bias is the start's instructions after its first read and
+	# the stop's before its last.
+	for f in read_c01:42 read_c01_v3:33 read_c:25 read_e0:28 read_e012:48 read_e012_v3:33 \
+		start_c01:19 start_c01_v3:11 region_stop_c01:22 region_stop_c01_v3:14 raw_c01:20 \
+		raw_c01_v3:10; do
+		fn=${f%%:*} want=${f#*:}
+		got=$(arm-linux-gnueabihf-objdump -d --no-show-raw-insn "$tmp/v7.o" |
+			awk -v f="<$fn>:" '$2 == f { on = 1; next } on && /^$/ { exit }
+				on { n++; if ($2 == "bx" || $NF ~ /pc}$/ || /<pmuser__region_end>/) {
+					print n; exit } }')
+		if [ "$got" = "$want" ]; then
+			result OK "armhf: $fn takes $want instructions up to its return"
+		else
+			echo "$fn: $got instructions up to its return, want $want" >"$tmp/seq"
+			result FAIL "armhf: $fn takes $want instructions up to its return" "$tmp/seq"
+		fi
+	done
+else
+	result FAIL "armhf: pmuser_module_read.c builds in Thumb-2 and in ARM state" "$tmp/cc"
+fi
+
 # The ioctl magic is one Linux's registry of ioctl numbers gives to nobody.
 reg=$PMUSER_CACHE/ksrc/Documentation/userspace-api/ioctl/ioctl-number.rst
 magic=$(sed -n 's/^#define PMUSER_IOC_MAGIC[[:space:]]*0x\([0-9A-Fa-f]*\).*/\1/p' \
