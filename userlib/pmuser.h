@@ -326,6 +326,7 @@ int pmuser_counter_probe(unsigned int hw, uint64_t *value);
 #include <sys/rseq.h>
 #endif
 #endif
+/* pmuser_thread_cpu()'s fallback: exported for it (libpmuser.map), not an API of its own. */
 int pmuser__thread_cpu_slow(void);
 
 /* Whether the kernel keeps this process's threads' rseq cpu_id (glibc registered rseq). */

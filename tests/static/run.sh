@@ -2,7 +2,7 @@
 # Static checks, as TAP: checkpatch --strict on the kernel code, a warning-free W=1 module build
 # for every target, the DKMS and Debian package builds, the inline-read instruction tables
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
-# the layout rules and the fuzzers.
+# the shared library's exports checked against the header, the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -238,6 +238,48 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 else
 	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
 fi
+
+# The shared library's exports are <pmuser.h>'s API, both ways, on a 64-bit and a 32-bit build:
+# every function the header declares (its static inline functions are not symbols), and of
+# the library's internal pmuser__ functions only those the header's inline functions call.
+# The compiler names both: -aux-info lists the header's declarations ("NC") and definitions
+# ("NF"), and an object that keeps every inline function needs exactly their callees.
+for build in aarch64:aarch64-linux-gnu- armhf:arm-linux-gnueabihf-; do
+	arch=${build%%:*} cross=${build#*:}
+	if ! make -s -C "$PMUSER_TOP" OUT="$tmp/shlib-$arch" CROSS_COMPILE="$cross" CFLAGS='-O2' \
+		shlib >"$tmp/so" 2>&1 ||
+		! echo '#include <pmuser.h>' | "${cross}gcc" -std=gnu11 -O2 -D_GNU_SOURCE \
+			-I"$PMUSER_TOP/uapi" -I"$PMUSER_TOP/userlib" -fkeep-inline-functions \
+			-aux-info "$tmp/aux-$arch" -x c -c - -o "$tmp/inline-$arch.o" >>"$tmp/so" 2>&1; then
+		result FAIL "$arch: libpmuser.so exports <pmuser.h>'s API, nothing else" "$tmp/so"
+		continue
+	fi
+	# "/* DIR/userlib/pmuser.h:LINE:NC */ extern int name (args);": kind C or F, and the name.
+	awk 'index($2, "userlib/pmuser.h:") {
+		kind = substr($2, length($2)); rest = $0
+		sub(/^\/\* [^*]*\*\/ /, "", rest)
+		n = split(substr(rest, 1, index(rest, " (") - 1), w, /[ *]+/)
+		print kind, w[n] }' "$tmp/aux-$arch" >"$tmp/decl-$arch"
+	{
+		awk '$1 == "C" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch"
+		"${cross}nm" -u "$tmp/inline-$arch.o" | awk '$2 ~ /^pmuser/ { print $2 }'
+	} | sort -u >"$tmp/want-$arch"
+	"${cross}nm" -D --defined-only "$tmp/shlib-$arch"/libpmuser.so.* |
+		awk '$2 != "A" { sub(/@.*/, "", $3); print $2, $3 }' | sort -k2 >"$tmp/got-$arch"
+	{
+		awk '$1 != "T" { print "exported, not a function: " $2 }' "$tmp/got-$arch"
+		awk '{ print $2 }' "$tmp/got-$arch" | comm -23 - "$tmp/want-$arch" |
+			sed 's/^/exported, neither declared in pmuser.h nor called by its inline functions: /'
+		awk '{ print $2 }' "$tmp/got-$arch" | comm -13 - "$tmp/want-$arch" |
+			sed 's/^/declared in pmuser.h (or called by its inline functions), not exported: /'
+	} >"$tmp/api-$arch"
+	nr=$(wc -l <"$tmp/want-$arch")
+	if [ "$nr" -gt 0 ] && [ ! -s "$tmp/api-$arch" ]; then
+		result OK "$arch: libpmuser.so exports <pmuser.h>'s $nr functions, nothing else"
+	else
+		result FAIL "$arch: libpmuser.so exports <pmuser.h>'s API, nothing else" "$tmp/api-$arch"
+	fi
+done
 
 # The ioctl magic is one Linux's registry of ioctl numbers gives to nobody.
 reg=$PMUSER_CACHE/ksrc/Documentation/userspace-api/ioctl/ioctl-number.rst
