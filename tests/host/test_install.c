@@ -56,6 +56,8 @@ TEST_F_TIMEOUT(installed, every_part_in_place, 300)
 		"usr/include/pmuser.h", "usr/include/linux/pmuser.h", "usr/lib/pkgconfig/pmuser.pc",
 		"usr/share/man/man7/pmuser.7", "usr/share/man/man3/pmuser_counters_open.3",
 		"usr/share/man/man3/pmuser_region.3", "usr/share/man/man3/pmuser_counter_read.3",
+		"usr/share/man/man3/pmuser_device_open.3", "usr/share/man/man3/pmuser_device_why.3",
+		"usr/share/man/man3/pmuser_thread_cpu.3",
 		"etc/udev/rules.d/60-pmuser.rules", "etc/modules-load.d/pmuser.conf",
 		"etc/sysctl.d/60-pmuser.conf", "etc/modprobe.d/pmuser.conf",
 		"usr/src/pmuser-0.1.0/dkms.conf", "usr/src/pmuser-0.1.0/Kbuild",
@@ -148,7 +150,10 @@ TEST_F_TIMEOUT(installed, man_pages_render_and_name_every_option, 300)
 	}
 	for (const char *const *p = (const char *const[]){ "man7/pmuser.7",
 			"man3/pmuser_counters_open.3", "man3/pmuser_region.3",
-			"man3/pmuser_counter_read.3", NULL }; *p; p++) {
+			"man3/pmuser_counter_read.3", "man3/pmuser_counters_enable.3",
+			"man3/pmuser_device_open.3", "man3/pmuser_page_map.3",
+			"man3/pmuser_evspec_parse.3", "man3/pmuser_presets.3",
+			"man3/pmuser_thread_pin.3", "man3/pmuser_device_why.3", NULL }; *p; p++) {
 		snprintf(cmd, sizeof(cmd), "cd " DEST "/usr/share/man && MANWIDTH=80 man --warnings "
 			 "-l %s 2>&1 >/dev/null", *p);
 		ASSERT_EQ(0, tool_run(cmd, false, page, sizeof(page)));
