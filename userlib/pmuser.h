@@ -3,8 +3,18 @@
  * pmuser: read ARM PMU counters from user space with one instruction.
  *
  * The one public header. Fast path (inline): pmuser_cycles_read*(), pmuser_counter_read*().
- * Slow path (libpmuser.a): opening the device, configuring counters, backends, event tables.
- * Every slow-path function returns 0 or a negative errno.
+ * Slow path (libpmuser.a, libpmuser.so): opening the device, configuring counters, backends,
+ * event tables, presets and metrics. Each public function has its man page (section 3).
+ *
+ * Return values. A function that can fail returns an int: a negative errno on failure (errors
+ * are returned, not reported through errno), and on success 0 or the value it names: a file
+ * descriptor (pmuser_device_open()), a hardware counter (pmuser_counters_hw()), a number of
+ * sets (pmuser_preset_sets()). The other functions cannot fail and say "none" in their own
+ * type: lookups returning a pointer give NULL where they find nothing (pmuser_core_name(),
+ * pmuser_event_name(), pmuser_preset_find(), ...), pmuser_cpu_midr() gives 0 and
+ * pmuser_thread_cpu() -1 (the one int that is not an errno); bool functions answer a
+ * question, counts (unsigned int, size_t) are counts, and void functions report nothing: a
+ * region's start and stop say in pmuser_region.valid whether its deltas hold.
  */
 #ifndef PMUSER_H
 #define PMUSER_H
@@ -326,6 +336,7 @@ int pmuser_counter_probe(unsigned int hw, uint64_t *value);
 #include <sys/rseq.h>
 #endif
 #endif
+/* pmuser_thread_cpu()'s fallback: exported for it (libpmuser.map), not an API of its own. */
 int pmuser__thread_cpu_slow(void);
 
 /* Whether the kernel keeps this process's threads' rseq cpu_id (glibc registered rseq). */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* pmuser: thin wrappers over the /dev/pmuser ioctls, returning 0 or -errno. */
+/*
+ * pmuser: the device. Opening it (the descriptor or -errno), thin wrappers over its ioctls
+ * (0 or -errno), and what their errors mean.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>

@@ -2,7 +2,8 @@
 # Static checks, as TAP: checkpatch --strict on the kernel code, a warning-free W=1 module build
 # for every target, the DKMS and Debian package builds, the inline-read instruction tables
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
-# the layout rules and the fuzzers.
+# the shared library's exports checked against the header, a man page for every function of
+# it, the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -331,6 +332,103 @@ PASSES
 	done
 else
 	result FAIL "armhf: pmuser_module_read.c builds in Thumb-2 and in ARM state" "$tmp/cc"
+fi
+
+# The shared library's exports are <pmuser.h>'s API, both ways, on a 64-bit and a 32-bit build:
+# every function the header declares (its static inline functions are not symbols), and of
+# the library's internal pmuser__ functions only those the header's inline functions call.
+# The compiler names both: -aux-info lists the header's declarations ("NC") and definitions
+# ("NF"), and an object that keeps every inline function needs exactly their callees.
+: >"$tmp/inline-all"
+: >"$tmp/api-all"
+for build in aarch64:aarch64-linux-gnu- armhf:arm-linux-gnueabihf-; do
+	arch=${build%%:*} cross=${build#*:}
+	if ! make -s -C "$PMUSER_TOP" OUT="$tmp/shlib-$arch" CROSS_COMPILE="$cross" CFLAGS='-O2' \
+		shlib >"$tmp/so" 2>&1 ||
+		! echo '#include <pmuser.h>' | "${cross}gcc" -std=gnu11 -O2 -D_GNU_SOURCE \
+			-I"$PMUSER_TOP/uapi" -I"$PMUSER_TOP/userlib" -fkeep-inline-functions \
+			-aux-info "$tmp/aux-$arch" -x c -c - -o "$tmp/inline-$arch.o" >>"$tmp/so" 2>&1; then
+		result FAIL "$arch: libpmuser.so exports <pmuser.h>'s API, nothing else" "$tmp/so"
+		continue
+	fi
+	# "/* DIR/userlib/pmuser.h:LINE:NC */ extern int name (args);": kind C or F, and the name.
+	awk 'index($2, "userlib/pmuser.h:") {
+		kind = substr($2, length($2)); rest = $0
+		sub(/^\/\* [^*]*\*\/ /, "", rest)
+		n = split(substr(rest, 1, index(rest, " (") - 1), w, /[ *]+/)
+		print kind, w[n] }' "$tmp/aux-$arch" >"$tmp/decl-$arch"
+	awk '$1 == "F" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch" >>"$tmp/inline-all"
+	{
+		awk '$1 == "C" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch"
+		"${cross}nm" -u "$tmp/inline-$arch.o" | awk '$2 ~ /^pmuser/ { print $2 }'
+	} | sort -u >"$tmp/want-$arch"
+	"${cross}nm" -D --defined-only "$tmp/shlib-$arch"/libpmuser.so.* |
+		awk '$2 != "A" { sub(/@.*/, "", $3); print $2, $3 }' | sort -k2 >"$tmp/got-$arch"
+	{
+		awk '$1 == "T" { print $2 }' "$tmp/got-$arch"
+		cat "$tmp/want-$arch"
+	} | grep -v '^pmuser__' >>"$tmp/api-all"
+	{
+		awk '$1 != "T" { print "exported, not a function: " $2 }' "$tmp/got-$arch"
+		awk '{ print $2 }' "$tmp/got-$arch" | comm -23 - "$tmp/want-$arch" |
+			sed 's/^/exported, neither declared in pmuser.h nor called by its inline functions: /'
+		awk '{ print $2 }' "$tmp/got-$arch" | comm -13 - "$tmp/want-$arch" |
+			sed 's/^/declared in pmuser.h (or called by its inline functions), not exported: /'
+	} >"$tmp/api-$arch"
+	nr=$(wc -l <"$tmp/want-$arch")
+	if [ "$nr" -gt 0 ] && [ ! -s "$tmp/api-$arch" ]; then
+		result OK "$arch: libpmuser.so exports <pmuser.h>'s $nr functions, nothing else"
+	else
+		result FAIL "$arch: libpmuser.so exports <pmuser.h>'s API, nothing else" "$tmp/api-$arch"
+	fi
+done
+
+# Every function <pmuser.h> declares or libpmuser.so exports, and every inline one of the
+# header (the pmuser__ helpers aside), has its man page, man/NAME.3: a page whose NAME section
+# names it, or a ".so man3/PAGE.3" link to one.
+: >"$tmp/manbad"
+for f in $(sort -u "$tmp/api-all" "$tmp/inline-all"); do
+	page=$PMUSER_TOP/man/$f.3
+	if [ ! -f "$page" ]; then
+		echo "$f: no man/$f.3" >>"$tmp/manbad"
+		continue
+	fi
+	target=$(sed -n '1s|^\.so man3/\(.*\)$|\1|p' "$page")
+	if [ -n "$target" ]; then
+		page=$PMUSER_TOP/man/$target
+		if [ ! -f "$page" ] || head -n1 "$page" | grep -q '^\.so'; then
+			echo "$f: man/$f.3 links to man3/$target, which is not a page" >>"$tmp/manbad"
+			continue
+		fi
+	fi
+	if ! awk '/^\.SH/ { on = ($0 ~ /^\.SH "?NAME"?$/); next } on { sub(/\\-.*/, ""); print }' \
+		"$page" | tr -s ', ' '\n\n' | grep -qx "$f"; then
+		echo "$f: the NAME section of man/${page##*/} does not name it" >>"$tmp/manbad"
+	fi
+done
+if [ -s "$tmp/api-all" ] && [ ! -s "$tmp/manbad" ]; then
+	result OK "man: every function of <pmuser.h>, inline or exported, has its page ($(sort -u \
+		"$tmp/api-all" "$tmp/inline-all" | wc -l) names)"
+else
+	result FAIL "man: every function of <pmuser.h>, inline or exported, has its page" \
+		"$tmp/manbad"
+fi
+
+# Every page renders without a groff warning, links through the man3/ paths they name.
+mkdir -p "$tmp/mantree"
+ln -sfn "$PMUSER_TOP/man" "$tmp/mantree/man3"
+ln -sfn "$PMUSER_TOP/man" "$tmp/mantree/man7"
+: >"$tmp/groff"
+for page in "$PMUSER_TOP"/man/*.[37]; do
+	sec=${page##*.}
+	(cd "$tmp/mantree" && groff -man -Tutf8 -ww -z "man$sec/${page##*/}") >"$tmp/g1" 2>&1 ||
+		echo "groff failed" >>"$tmp/g1"
+	[ -s "$tmp/g1" ] && sed "s|^|${page##*/}: |" "$tmp/g1" >>"$tmp/groff"
+done
+if [ ! -s "$tmp/groff" ]; then
+	result OK "man: every section 3 and 7 page renders without groff warnings"
+else
+	result FAIL "man: every section 3 and 7 page renders without groff warnings" "$tmp/groff"
 fi
 
 # The ioctl magic is one Linux's registry of ioctl numbers gives to nobody.
