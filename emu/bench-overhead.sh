@@ -4,12 +4,13 @@
 # where linked in, and the context-switch rows), under -icount shift=0 as every guest runs:
 # counted instructions are exact and the guest's clock advances one ns per instruction.
 #
-# env: PMUSER_OVERHEAD_TARGETS (default "arm64-6.1 armhf-6.1"), PMUSER_OVERHEAD_ARGS (more
-#      pmu-overhead options, default none)
+# env: PMUSER_OVERHEAD_TARGETS (default "arm64-6.1 armhf-6.1 armhf-6.12-v8": AArch64, ARMv7
+#      PMUv2, and an ARMv8 core in AArch32), PMUSER_OVERHEAD_ARGS (more pmu-overhead options,
+#      default none)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
-read -r -a targets <<<"${PMUSER_OVERHEAD_TARGETS:-arm64-6.1 armhf-6.1}"
+read -r -a targets <<<"${PMUSER_OVERHEAD_TARGETS:-arm64-6.1 armhf-6.1 armhf-6.12-v8}"
 args=${PMUSER_OVERHEAD_ARGS:-}
 commit=$(git -C "$PMUSER_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 job=$(mktemp)
