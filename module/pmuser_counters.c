@@ -105,6 +105,13 @@ struct pmuser_cpu {
 static DEFINE_PER_CPU(struct pmuser_cpu, pmuser_pcpu);
 static DEFINE_MUTEX(pmuser_cfg_lock);
 static struct file *pmuser_owner;
+/*
+ * Whether event counters are whole 64-bit "long" events: only when every online CPU's are 64
+ * bits wide (PMUv3p5). One width for all CPUs, as a reader chooses its width once for the
+ * set; and perf decides per PMU, from one CPU's version, whether a long event chains two
+ * counters, which it never does when every CPU has the wide ones.
+ */
+static bool pmuser_wide_events;
 static struct pmuser_config pmuser_cfg;
 static struct cpumask pmuser_cpus;
 static int pmuser_hp_state;
@@ -630,7 +637,8 @@ static int pmuser_cpu_setup(unsigned int cpu)
 		if (!pmuser_slot_used(slot))
 			continue;
 		c->slot = slot;
-		event = pmuser_event_create(cpu, slot, c, caps.counter_bits == 64);
+		event = pmuser_event_create(cpu, slot, c,
+					    pmuser_wide_events && caps.counter_bits == 64);
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);
 			goto err_teardown;
@@ -770,6 +778,14 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 		ret = pmuser_check_cpu(cpu, cfg);
 		if (ret)
 			goto unlock;
+	}
+	pmuser_wide_events = true;
+	for_each_online_cpu(cpu) {
+		struct pmuser_cpu_caps caps = {};
+
+		smp_call_function_single(cpu, pmuser_read_caps, &caps, 1);
+		if (caps.counter_bits != 64)
+			pmuser_wide_events = false;
 	}
 	if (pmuser_owner) {
 		prev = kmemdup(&pmuser_cfg, sizeof(*prev), GFP_KERNEL);

@@ -178,7 +178,9 @@ static inline __attribute__((always_inline)) void region_lost(uint64_t values[],
  * - The CPU is rseq's cpu_id_start, always a CPU number (0 while the thread has no rseq
  *   area), so its record's address needs no check. cpu_id, loaded after the reads, must
  *   equal it: -1 or -2 never does, so a thread without rseq falls through to the general
- *   path, and one that moved between the loads is caught.
+ *   path, and one that moved between the loads is caught. (A vfork() child, which shares its
+ *   parent's thread area unregistered, sees the parent's CPU in both: such a child may only
+ *   exec or _exit, and never reads counters.)
  * - The record's word is tested at once (seq even, no slot away) and the flags carried to
  *   the end; seq is loaded again after the slots' offsets.
  * - A slot not away has base 2^(bits-1) + 1 (uapi), so a raw read is in its period when its
@@ -322,6 +324,7 @@ _Static_assert(offsetof(struct pmuser_counters, page) ==
 	       offsetof(struct pmuser_counters, rseq_off) + 8 &&
 	       offsetof(struct pmuser_page, base) == 0, "rseq_off and page.base in one load");
 _Static_assert(offsetof(struct pmuser_page_cpu, seq) == 0 &&
+	       offsetof(struct pmuser_page_cpu, away) == 4 &&
 	       offsetof(struct pmuser_page_cpu, offset) + 16 <= 504,
 	       "the record's word and offset pairs within a load pair's reach");
 

@@ -216,6 +216,26 @@ if $a64cc -c "$here/readers.c" -o "$tmp/n.o" 2>"$tmp/cc" &&
 			result FAIL "aarch64: $fn takes $want instructions up to its return" "$tmp/seq"
 		fi
 	done
+	# The checks' chain: the record's word tested, then the CPU, the sequence and each
+	# counter's reload check (32-bit event counters on w registers, 64-bit ones on x), every
+	# failure leaving flags that the one branch to the general path takes.
+	for f in "read_c01:w" "read_c01_x:x"; do
+		fn=${f%%:*} r=${f#*:}
+		want="tst x3, #0xffffffff00000001; ccmp w8, w4, #0x0, eq; ccmp w9, w3, #0x0, eq;"
+		want+=" ccmn x10, #0x1, #0x0, eq; ccmn ${r}11, #0x1, #0x0, lt;"
+		want+=" ccmn ${r}12, #0x1, #0x0, lt; b.ge"
+		got=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$tmp/mr.o" |
+			awk -v f="<$fn>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' |
+			awk '{ $1 = ""; sub(/^ +/, ""); sub(/[ \t]*\/\/.*/, "") }
+				/^(tst|ccmp|ccmn)/ { gsub(/[ \t]+/, " "); print }
+				/^b\.ge/ { print "b.ge"; exit }' | paste -sd ';' | sed 's/;/; /g')
+		if [ "$got" = "$want" ]; then
+			result OK "aarch64: $fn chains its checks into one branch"
+		else
+			printf '%s: got  %s\nwant %s\n' "$fn" "$got" "$want" >"$tmp/seq"
+			result FAIL "aarch64: $fn chains its checks into one branch" "$tmp/seq"
+		fi
+	done
 	seq_check "aarch64: a library region's stop reads cycles, event 0, 1, nothing else" \
 		"$tmp/mr.o" region_stop_c01 \
 		"isb mrs pmccntr_el0 mrs pmevcntr0_el0 mrs pmevcntr1_el0 isb"
