@@ -114,9 +114,9 @@ fi
 # once (as it comes), and a progress line a tool writes over with a carriage return and the
 # terminal's erase-line comes out as one line per state.
 rm -rf "$out/results"
-make -s -C "$PMUSER_TOP" vm-run TARGET=arm64-6.1 RESULTS="$out/results" \
-	CMD='X=dollar; echo "got $X it'"'"'s"; printf "step 1\r\033[Kstep 2\r\033[Kdone\n"
-echo made >out/made.txt; false; exit 3' \
+cmd='X=dollar; echo "got $X it'"'"'s"; printf "step 1\r\033[Kstep 2\r\033[Kdone\n"; '
+cmd+='echo made >out/made.txt; false; exit 3'
+make -s -C "$PMUSER_TOP" vm-run TARGET=arm64-6.1 RESULTS="$out/results" CMD="$cmd" \
 	>"$out/vm-run.out" 2>"$out/vm-run.err"
 rc=$?
 if [ $rc = 2 ] && grep -q 'vm-run\] Error 3' "$out/vm-run.err" &&
