@@ -197,6 +197,16 @@ static void check_switch(struct __test_metadata *_metadata, const char *out)
 	total = method_cost(out, "switch", "per_switch_total");
 	pmuser = method_cost(out, "switch", "per_switch_pmuser");
 	TH_LOG("per switch: per-thread access %.1f, pmuser's share %.1f", total, pmuser);
+	/*
+	 * Where perf registers several CPU PMUs (big.LITTLE) the thread holding perf's own user
+	 * access has its event on each of them, a grant one anchor, so the two do not compare;
+	 * and its inline read may trap there, which the line then says instead of a share.
+	 */
+	if (cpu_pmus() > 1) {
+		TH_LOG("pmuser's share is not compared on big.LITTLE: %.200s", line);
+		EXPECT_LT(0, total) TH_LOG("%s", out);
+		return;
+	}
 	EXPECT_LE(0, pmuser) TH_LOG("%s", out);
 	ASSERT_TRUE(kv(line, "pmuser_against", val, sizeof(val)) != NULL) TH_LOG("%s", out);
 #if defined(__aarch64__)
