@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1069,14 +1070,31 @@ static long long xvalue(const struct xline *l)
 	return l->value[0] >= '0' && l->value[0] <= '9' ? strtoll(l->value, NULL, 10) : -1;
 }
 
+/* Why perf stat cannot be compared with here, when it cannot. */
+static const char *perf_why = "no perf in this guest (the arm64 guests have Debian's)";
+
+/*
+ * Whether Debian's perf stat is here to compare with. Not on big.LITTLE: its tool (6.1) opens
+ * a generic event once, and the kernel gives it to one CPU PMU, which counts only while the
+ * command runs on that PMU's CPUs; pmu-stat opens it on every CPU PMU.
+ */
 static bool have_perf(void)
 {
-	return !access(PERF_BIN, X_OK);
+	if (access(PERF_BIN, X_OK))
+		return false;
+	if (cpu_pmus() > 1) {
+		perf_why = "perf stat (6.1) counts a generic event on one CPU PMU of several";
+		return false;
+	}
+	return true;
 }
 
 /*
  * Runs argv as uid (0: as this process is) with its stdout and stderr in path: the exit
- * status, or -1. perf and pmu-stat both write -x lines to stderr.
+ * status, or -1. perf and pmu-stat both write -x lines to stderr. The address space is laid
+ * out without randomisation, so that a command's user-mode count does not vary from run to
+ * run: the C library's string functions take a few instructions more or less by the 16-byte
+ * alignment of a randomised stack.
  */
 static int run_into(const char *path, uid_t uid, char *const argv[])
 {
@@ -1094,6 +1112,8 @@ static int run_into(const char *path, uid_t uid, char *const argv[])
 		dup2(fd, 2);
 		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
 			_exit(97);
+		if (personality(ADDR_NO_RANDOMIZE) < 0)
+			_exit(96);
 		execvp(argv[0], argv);
 		_exit(99);
 	}
@@ -1140,13 +1160,15 @@ static void both_x(struct __test_metadata *_metadata, uid_t uid, const char *spe
  * Both tools' lines for spec agree: as many, the same events by name in the same order,
  * the same empty unit, both counted full time (100.00 %), run times of the counters, the
  * same metric. Counts of user mode (:u) over two loop lengths: the difference of the two is
- * the same to the instruction in both, 2 per iteration; and each count is within a few
- * thousand of perf's (perf's environment takes the loader a few hundred instructions more).
+ * 2 per iteration to the instruction in both; and each count is within a few thousand of
+ * perf's (perf's environment takes the loader a few hundred instructions more). The two
+ * lengths are written with as many digits, so that the command's arguments and stack are
+ * laid out alike and only the loop differs.
  */
 static void x_lines_agree(struct __test_metadata *_metadata, uid_t uid, const char *spec)
 {
 	struct xline ps[2][XLINES_MAX], pf[2][XLINES_MAX];
-	static const char *const iters[2] = { "1000", "1001000" };
+	static const char *const iters[2] = { "1000000", "2000000" };
 	int nps[2], npf[2], i, k;
 
 	for (k = 0; k < 2; k++) {
@@ -1181,8 +1203,8 @@ static void x_lines_agree(struct __test_metadata *_metadata, uid_t uid, const ch
 			       da, db, xvalue(a) - xvalue(b));
 		EXPECT_GT(5000, llabs(xvalue(a) - xvalue(b)));
 		if (getenv("PMUSER_ICOUNT_EXACT")) {
-			EXPECT_EQ(db, da);
-			EXPECT_GT(200, llabs(da - 2000000));
+			EXPECT_EQ(2000000, da);
+			EXPECT_EQ(2000000, db);
 		}
 	}
 }
@@ -1197,7 +1219,7 @@ TEST(x_lines_match_perf_stat)
 {
 	REQUIRE_COUNTING();
 	if (!have_perf())
-		SKIP(return, "no perf in this guest (the arm64 guests have Debian's)");
+		SKIP(return, "%s", perf_why);
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	x_lines_agree(_metadata, 0, "instructions:u,cycles:u");
 	x_lines_agree(_metadata, 0, "r8:u,instructions:u,cycles:k");
@@ -1207,7 +1229,10 @@ TEST(x_lines_match_perf_stat)
 /*
  * More events than counters: perf multiplexes them for both tools, and both lines give the
  * share of the run each counter ran (below 100 % for some), its running time, and counts
- * scaled to the whole run (within 2 % of it: 2 instructions per iteration).
+ * scaled to the whole run. pmu-stat's are within 2 % of it (2 instructions per iteration).
+ * perf's are printed beside them and not held to that: perf stat scales each count once by
+ * the whole run's enabled and running times, and with ten rotations of the counters in the
+ * run its estimate misses by more than 2 % on the 7.x kernels, where pmu-stat's does not.
  */
 TEST(x_lines_under_multiplexing_match_perf_stat)
 {
@@ -1239,7 +1264,7 @@ TEST(x_lines_under_multiplexing_match_perf_stat)
 	EXPECT_GT(0.015, fabs(strtod(ps[0].mvalue, NULL) -
 			      (double)xvalue(&ps[0]) / (double)xvalue(&ps[1])));
 	if (!have_perf())
-		SKIP(return, "no perf in this guest (the arm64 guests have Debian's)");
+		SKIP(return, "%s", perf_why);
 	ASSERT_EQ(0, run_into(PERF_OUT, 0, pf_argv)) log_file("perf", PERF_OUT);
 	npf = xlines_read(PERF_OUT, 0, false, pf, XLINES_MAX);
 	ASSERT_EQ(nps, npf) log_file("perf", PERF_OUT);
@@ -1247,7 +1272,11 @@ TEST(x_lines_under_multiplexing_match_perf_stat)
 		below[1] += pf[k].pct < 99.99;
 		EXPECT_STREQ(pf[k].event, ps[k].event);
 		EXPECT_STREQ(pf[k].munit, ps[k].munit);
-		EXPECT_GT(0.02, fabs(rel((double)xvalue(&pf[k]), 4e7))) TH_LOG("%s", pf[k].event);
+		EXPECT_LT(0ULL, pf[k].run);
+		ksft_print_msg("%s: pmu-stat %s (%.2f %%, %+.2f %% off), perf %s (%.2f %%, %+.2f %% off)\n",
+			       ps[k].event, ps[k].value, ps[k].pct,
+			       100 * rel((double)xvalue(&ps[k]), 4e7), pf[k].value, pf[k].pct,
+			       100 * rel((double)xvalue(&pf[k]), 4e7));
 	}
 	EXPECT_LT(0, below[1]) log_file("perf", PERF_OUT);
 }
@@ -1340,10 +1369,23 @@ TEST(default_mode_as_perf_chooses_it)
 }
 
 /*
+ * The count per nanosecond of the -I lines' second interval (lines 2 and 3, after the first
+ * two): its count over the time between its line's stamp and the first interval's.
+ */
+static double second_interval_rate(const struct xline *l)
+{
+	double t = strtod(l[2].prefix[0], NULL) - strtod(l[0].prefix[0], NULL);
+
+	return t > 0 ? (double)xvalue(&l[2]) / (t * 1e9) : 0;
+}
+
+/*
  * -I beside perf stat -I: lines of the time (perf's %6lu.%09lu) and the -x columns, every
  * interval, with the metric; the intervals add up to the whole run's count (the last,
  * partial one included), to 0.01 % of another run's (QEMU counts a few thousand user
- * instructions more or less in a run this long, with or without -I).
+ * instructions more or less in a run this long, with or without -I). A whole interval inside
+ * the loop counts at the same rate in both, to 1 %, per nanosecond of its stamps: perf
+ * sleeps the interval between reads, so its intervals run a few milliseconds long.
  */
 TEST(interval_lines_match_perf_stat)
 {
@@ -1362,7 +1404,7 @@ TEST(interval_lines_match_perf_stat)
 	ASSERT_EQ(0, pmuser_thread_pin(0));
 	ASSERT_EQ(0, run_into(PS_OUT, 0, ps_argv)) log_file("pmu-stat", PS_OUT);
 	nps = xlines_read(PS_OUT, 1, false, ps, XLINES_MAX);
-	ASSERT_LE(4, nps) log_file("pmu-stat", PS_OUT);
+	ASSERT_LE(6, nps) log_file("pmu-stat", PS_OUT);
 	ASSERT_EQ(0, nps % 2) log_file("pmu-stat", PS_OUT);
 	for (k = 0; k < nps; k++) {
 		double t = strtod(ps[k].prefix[0], NULL);
@@ -1384,18 +1426,22 @@ TEST(interval_lines_match_perf_stat)
 		       xvalue(&total[0]));
 	EXPECT_GT(0.0001, fabs(rel((double)sum, (double)xvalue(&total[0]))));
 	if (!have_perf())
-		SKIP(return, "no perf in this guest (the arm64 guests have Debian's)");
+		SKIP(return, "%s", perf_why);
 	ASSERT_EQ(0, run_into(PERF_OUT, 0, pf_argv)) log_file("perf", PERF_OUT);
 	npf = xlines_read(PERF_OUT, 1, false, pf, XLINES_MAX);
-	ASSERT_LE(2, npf) log_file("perf", PERF_OUT);
-	for (k = 0; k < npf; k++) {
+	ASSERT_LE(6, npf) log_file("perf", PERF_OUT);
+	for (k = 0; k < npf && k < nps; k++) {
 		EXPECT_EQ(strlen(pf[k].prefix[0]), strlen(ps[k].prefix[0]));
 		EXPECT_STREQ(pf[k].event, ps[k].event);
 		EXPECT_STREQ(pf[k].munit, ps[k].munit);
 	}
-	/* A full interval counts alike in both, to 1 %. */
-	EXPECT_GT(0.01, fabs(rel((double)xvalue(&ps[0]), (double)xvalue(&pf[0]))))
-		TH_LOG("first interval: pmu-stat %s, perf %s", ps[0].value, pf[0].value);
+	ksft_print_msg("second interval: pmu-stat %s in %s..%s s, perf %s in %s..%s s\n",
+		       ps[2].value, ps[0].prefix[0], ps[2].prefix[0], pf[2].value, pf[0].prefix[0],
+		       pf[2].prefix[0]);
+	EXPECT_LT(0.5, second_interval_rate(ps));
+	EXPECT_GT(0.01, fabs(rel(second_interval_rate(ps), second_interval_rate(pf))))
+		TH_LOG("per ns: pmu-stat %.4f, perf %.4f", second_interval_rate(ps),
+		       second_interval_rate(pf));
 }
 
 /*
@@ -1442,7 +1488,7 @@ TEST(system_wide_rows_match_perf_stat)
 	ASSERT_LE(ncpu, nps) log_file("pmu-stat", PS_OUT);
 	EXPECT_STREQ("CPU0", ps[0].prefix[1]);
 	if (!have_perf())
-		SKIP(return, "no perf in this guest (the arm64 guests have Debian's)");
+		SKIP(return, "%s", perf_why);
 	ASSERT_EQ(0, run_into(PS_OUT, 0, ps_argv)) log_file("pmu-stat", PS_OUT);
 	nps = xlines_read(PS_OUT, 1, false, ps, XLINES_MAX);
 	ASSERT_EQ(0, run_into(PERF_OUT, 0, pf_argv)) log_file("perf", PERF_OUT);
@@ -1618,7 +1664,7 @@ TEST(verbose_lines_as_perf_prints_them)
 	EXPECT_EQ(e, r);
 	EXPECT_EQ(x[0].run, r);
 	if (!have_perf())
-		SKIP(return, "no perf in this guest (the arm64 guests have Debian's)");
+		SKIP(return, "%s", perf_why);
 	ASSERT_EQ(0, run_into(PERF_OUT, 0, pf_argv));
 	f = fopen(PERF_OUT, "r");
 	ASSERT_TRUE(f != NULL);
