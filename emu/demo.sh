@@ -12,6 +12,6 @@ echo "\$ lsmod | grep pmuser"; lsmod | grep pmuser
 echo "\$ pmu-info"; pmu-info
 echo "\$ pmu-hello"; pmu-hello
 echo "\$ pmu-lat -s 16K -n 2000"; pmu-lat -s 16K -n 2000
-echo "\$ pmu-stat -C 0 -- pmu-spin 1000000"; pmu-stat -C 0 -- pmu-spin 1000000
+echo "\$ pmu-stat --pin-cpus 0 -- pmu-spin 1000000"; pmu-stat --pin-cpus 0 -- pmu-spin 1000000
 echo "\$ pmu-matrix -n 32"; pmu-matrix -n 32
 echo "\$ pmu-overhead"; pmu-overhead'

@@ -191,6 +191,22 @@ void tool_usage(const struct tool_cli *cli, FILE *f)
 		cli->notes(f);
 }
 
+/*
+ * --help's usage on standard output. A usage longer than stdio's buffer is written in part
+ * before its end, and a failed write there leaves nothing for the check at exit to flush:
+ * said here, with the write's errno, and exit status 1.
+ */
+static void usage_out(const struct tool_cli *cli)
+{
+	errno = 0;
+	tool_usage(cli, stdout);
+	if (!fflush(stdout) && !ferror(stdout))
+		return;
+	fprintf(stderr, "%s: writing standard output: %s\n", cli->tool,
+		strerror(errno ? errno : EIO));
+	_exit(1);
+}
+
 /* The option as the user wrote it: "--name" when given long, else "-x". */
 static void opt_spelling(char *buf, size_t len, const struct tool_opt *o, bool as_long)
 {
@@ -370,7 +386,7 @@ int tool_parse(const struct tool_cli *cli, int argc, char **argv, int *first)
 		unsigned int i;
 
 		if (c == 'h') {
-			tool_usage(cli, stdout);
+			usage_out(cli);
 			return 0;
 		}
 		if (c == VERSION_KEY) {

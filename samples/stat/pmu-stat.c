@@ -6,9 +6,14 @@
  * per task through perf wherever the command runs, or rpistat's own TDM on one CPU through
  * the pmuser module; clock-only where there is no PMU.
  *
- * usage: pmu-stat [-e EVENTS]... [--preset NAME] [-I MS] [-o FILE] [--csv|--json|-x SEP] [-r N]
- *                 [--per-cpu] [-C CPUS] [--backend B] [--periods FILE] [--plot FILE.svg]
- *                 -- command args
+ * usage: pmu-stat [-e EVENTS]... [--preset NAME] [-o FILE] [--csv|--json|-x SEP] [-r N]
+ *                 [-I MS] [-a|-C CPUS [-A]|-p PIDS|-t TIDS [--per-thread]] [--no-big-num]
+ *                 [-v] [--per-cpu] [--pin-cpus CPUS] [--read-period MS] [--backend B]
+ *                 [--periods FILE] [--plot FILE.svg] -- command args
+ *
+ * The options perf stat has too mean what they mean in perf stat; events count perf's
+ * default mode (user and kernel where this user may count kernel mode, else user) and every
+ * row names its mode.
  *
  * Everything that can be wrong (options, event names, set sizes, the command's path, the
  * counters) is found before the command runs; the command starts only once every counter
@@ -95,6 +100,12 @@ static int write_report(FILE *f, void *arg)
 	}
 }
 
+static int write_nothing(FILE *f, void *arg)
+{
+	(void)arg;
+	return ferror(f) ? -EIO : 0;
+}
+
 static int write_periods(FILE *f, void *arg)
 {
 	struct run *x = arg;
@@ -115,6 +126,7 @@ static int write_plot(FILE *f, void *arg)
 struct runs_acc {
 	double sum[STAT_MAX_EVENTS + 1], sumsq[STAT_MAX_EVENTS + 1];
 	double raw[STAT_MAX_EVENTS + 1], duty[STAT_MAX_EVENTS + 1];
+	double enabled[STAT_MAX_EVENTS + 1], running[STAT_MAX_EVENTS + 1];
 	unsigned int counted[STAT_MAX_EVENTS + 1];
 	double elapsed, elapsed_sq;
 	uint64_t user_us, system_us;
@@ -140,6 +152,8 @@ static void acc_event(struct runs_acc *a, size_t i, const struct stat_event *e)
 	a->sumsq[i] += e->scaled * e->scaled;
 	a->raw[i] += (double)e->raw;
 	a->duty[i] += e->duty;
+	a->enabled[i] += e->enabled_ns;
+	a->running[i] += e->running_ns;
 	a->counted[i]++;
 }
 
@@ -168,12 +182,15 @@ static void mean_event(const struct runs_acc *a, size_t i, unsigned int runs,
 
 	if (!n) {
 		e->raw = 0;
-		e->scaled = e->duty = 0;
+		e->scaled = e->duty = e->enabled_ns = e->running_ns = 0;
 		return;
 	}
 	e->scaled = a->sum[i] / n;
 	e->raw = (uint64_t)(a->raw[i] / n + 0.5);
 	e->duty = a->duty[i] / runs;
+	/* perf stat -r's times are means too. */
+	e->enabled_ns = a->enabled[i] / n;
+	e->running_ns = a->running[i] / n;
 	e->stderr_pct = rel_stderr(a->sum[i], a->sumsq[i], n);
 }
 
@@ -238,7 +255,7 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 				struct stat_event *e = &x->s.ev[i];
 
 				e->raw = 0;
-				e->scaled = e->duty = 0;
+				e->scaled = e->duty = e->enabled_ns = e->running_ns = 0;
 				e->periods = 0;
 			}
 		}
@@ -248,6 +265,9 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 				keep_last_run(x, last, ev);
 			break;
 		}
+		/* perf -v's counts, run by run. */
+		if (x->o.verbose)
+			stat_report_verbose(stderr, &x->o, &x->s, &x->r);
 		if (!k && x->o.backend == STAT_AUTO) {
 			/* Why auto took it, said once for all the runs. */
 			memcpy(fallback, x->r.fallback, sizeof(fallback));
@@ -288,35 +308,79 @@ static int measure_runs(struct run *x, char *err, size_t errlen)
 	return ret;
 }
 
+/* How the last run ended, when it failed: "exited with status 3". */
+static void run_failure(char *why, size_t len, int st, int stop)
+{
+	if (WIFSIGNALED(st))
+		snprintf(why, len, "was killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else if (stat_exit_code(st))
+		snprintf(why, len, "exited with status %d", stat_exit_code(st));
+	else
+		snprintf(why, len, "was cut short by signal %d (%s)", stop, strsignal(stop));
+}
+
 /* Says which run the means leave out, and why. */
 static void report_dropped(const struct run *x)
 {
-	int st = x->r.wait_status, stop = stat_stop_signal();
 	char why[80];
 
-	if (WIFSIGNALED(st))
-		snprintf(why, sizeof(why), "was killed by signal %d (%s)", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)));
-	else if (stat_exit_code(st))
-		snprintf(why, sizeof(why), "exited with status %d", stat_exit_code(st));
-	else
-		snprintf(why, sizeof(why), "was cut short by signal %d (%s)", stop,
-			 strsignal(stop));
+	run_failure(why, sizeof(why), x->r.wait_status, stat_stop_signal());
 	fprintf(stderr, "pmu-stat: run %u of %llu %s: the counts are the means of the %u before it\n",
 		x->r.dropped_run, (unsigned long long)x->o.repeat, why, x->r.runs);
 }
 
-/* Whether every CPU -C names is one pmu-stat may run on: false after saying which is not. */
-static bool cpus_available(const struct run *x)
+/*
+ * -r: the command failed on a run the means keep (the first), which ends the repeats: says
+ * so, rather than report fewer runs than asked for without a word.
+ */
+static void report_stopped(const struct run *x)
 {
-	unsigned int i;
+	char why[80];
 
-	for (i = 0; i < x->o.nr_cpus; i++)
-		if (!stat_sys_has_cpu(&x->sys, x->o.cpus[i])) {
-			fprintf(stderr, "pmu-stat: -C: CPU %d is not online or not allowed for pmu-stat\n",
-				x->o.cpus[i]);
+	/* A stop signal's end is said on its own. */
+	if (x->o.repeat < 2 || x->r.runs >= x->o.repeat || x->r.dropped_run ||
+	    !stat_exit_code(x->r.wait_status) || stat_stop_signal())
+		return;
+	run_failure(why, sizeof(why), x->r.wait_status, 0);
+	fprintf(stderr, "pmu-stat: run %u of %llu %s: no more runs; the counts are of the %u run%s done\n",
+		x->r.runs, (unsigned long long)x->o.repeat, why, x->r.runs,
+		x->r.runs == 1 ? "" : "s");
+}
+
+/*
+ * Whether every CPU --pin-cpus names is one pmu-stat may run on, and every CPU -C names is
+ * online (counting a CPU is not running on it): false after saying which is not. -a alone
+ * stands for every online CPU, as in perf.
+ */
+static bool cpus_available(struct run *x)
+{
+	int online[STAT_MAX_CPUS], n = stat_online_cpus(online, STAT_MAX_CPUS);
+	unsigned int i;
+	int k;
+
+	/* Without sysfs, the CPUs pmu-stat may run on are the ones it knows of. */
+	if (n <= 0)
+		for (n = 0; (unsigned int)n < x->sys.nr_cpu; n++)
+			online[n] = x->sys.cpu[n].cpu;
+	for (i = 0; i < x->o.nr_cpus; i++) {
+		for (k = 0; k < n && online[k] != x->o.cpus[i]; k++)
+			;
+		if (k == n) {
+			fprintf(stderr, "pmu-stat: -C: CPU %d is not online\n", x->o.cpus[i]);
 			return false;
 		}
+	}
+	for (i = 0; i < x->o.nr_pin_cpus; i++)
+		if (!stat_sys_has_cpu(&x->sys, x->o.pin_cpus[i])) {
+			fprintf(stderr, "pmu-stat: --pin-cpus: CPU %d is not online or not allowed for pmu-stat\n",
+				x->o.pin_cpus[i]);
+			return false;
+		}
+	if (x->o.all_cpus && !x->o.nr_cpus) {
+		memcpy(x->o.cpus, online, (size_t)n * sizeof(online[0]));
+		x->o.nr_cpus = (unsigned int)n;
+	}
 	return true;
 }
 
@@ -343,19 +407,16 @@ static int open_outputs(const struct run *x, FILE *out[3])
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * Everything before the outputs are opened: the command line, the default mode, the system,
+ * the event sets, the command's path. -1 to go on, else the status to exit with (said why).
+ */
+static int prepare(struct run *x, int argc, char **argv)
 {
-	struct run *x = calloc(1, sizeof(*x));
 	char err[600], path[4096];
-	FILE *out[3] = { NULL, NULL, NULL };	/* report, periods, plot */
-	bool failed;
-	int ret, code, stop, i;
+	size_t i;
+	int ret;
 
-	if (!x) {
-		fprintf(stderr, "pmu-stat: out of memory\n");
-		return STAT_EXIT_SETUP;
-	}
-	setlocale(LC_ALL, "");
 	ret = stat_opts_parse(argc, argv, &x->o, err, sizeof(err));
 	if (ret == 1)
 		return 0;
@@ -363,6 +424,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		return STAT_EXIT_USAGE;
 	}
+	stat_big_num = !x->o.no_big_num;
+	x->o.default_mode = stat_default_mode(x->o.mode_why, sizeof(x->o.mode_why));
 	stat_sys_collect(&x->sys);
 	if (!cpus_available(x))
 		return STAT_EXIT_USAGE;
@@ -374,7 +437,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		return STAT_EXIT_USAGE;
 	}
-	for (i = 0; i < (int)x->s.nr_events; i++)
+	for (i = 0; i < x->s.nr_events; i++)
 		x->s.ev[i].unconfirmed = !x->sys.have_pmceid;
 	ret = stat_command_check(x->o.argv[0], path, sizeof(path));
 	if (ret) {
@@ -382,8 +445,29 @@ int main(int argc, char **argv)
 			ret == -ENOENT ? "command not found" : "not executable");
 		return ret == -ENOENT ? STAT_EXIT_NOTFOUND : STAT_EXIT_NOEXEC;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct run *x = calloc(1, sizeof(*x));
+	FILE *out[3] = { NULL, NULL, NULL };	/* report, periods, plot */
+	char err[600];
+	bool failed;
+	int ret, code, stop, i;
+
+	if (!x) {
+		fprintf(stderr, "pmu-stat: out of memory\n");
+		return STAT_EXIT_SETUP;
+	}
+	setlocale(LC_ALL, "");
+	ret = prepare(x, argc, argv);
+	if (ret >= 0)
+		return ret;
 	if (open_outputs(x, out))
 		return STAT_EXIT_USAGE;
+	/* -I's lines go where the report would, as they come. */
+	x->o.print_file = out[0] ? out[0] : stderr;
 	stat_signals_hold();
 	ret = measure_runs(x, err, sizeof(err));
 	stat_signals_release();
@@ -404,6 +488,7 @@ int main(int argc, char **argv)
 			x->r.runs + 1, (unsigned long long)x->o.repeat, err, x->r.runs);
 	if (x->r.dropped_run)
 		report_dropped(x);
+	report_stopped(x);
 	/* A run counted in part is reported too, and is a failure of ours all the same. */
 	failed |= x->r.incomplete[0] != '\0';
 	code = stat_exit_code(x->r.wait_status);
@@ -416,10 +501,12 @@ int main(int argc, char **argv)
 		if (!code)
 			code = 128 + stop;
 	}
+	/* With -I the intervals were the report, as perf stat -I prints no totals. */
 	if (out[0])
-		ret = write_file(out[0], x->o.output, "report", write_report, x);
+		ret = write_file(out[0], x->o.output, "report",
+				 x->o.print_ms ? write_nothing : write_report, x);
 	else
-		ret = write_report(stderr, x);
+		ret = x->o.print_ms ? write_nothing(stderr, x) : write_report(stderr, x);
 	if (out[1])
 		ret |= write_file(out[1], x->o.periods_file, "period file", write_periods, x);
 	if (out[2])

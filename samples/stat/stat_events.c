@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * pmu-stat's event sets: the user's -e sets, or a library preset split into sets that fit
- * the counters; and the metrics the library derives from the counts (IPC, CPI, rates per
- * thousand instructions, ratios).
+ * the counters, each event in its mode and named as perf names it; and the metrics the
+ * library derives from the counts (IPC, CPI, rates per thousand instructions, ratios).
  */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "stat.h"
 
 static void add_event(struct stat_setup *s, const struct pmuser_evspec_entry *spec,
-		      unsigned int set)
+		      unsigned int set, const char *name)
 {
 	struct stat_event *e = &s->ev[s->nr_events++];
 
@@ -21,25 +22,76 @@ static void add_event(struct stat_setup *s, const struct pmuser_evspec_entry *sp
 	e->spec = *spec;
 	e->set = set;
 	e->supported = true;
-	if (spec->name)
-		snprintf(e->name, sizeof(e->name), "%s", spec->name);
-	else
-		snprintf(e->name, sizeof(e->name), "0x%x", spec->event);
-	/* Mode suffixes other than the default show in the name. */
-	if (spec->flags == PMUSER_COUNT_KERNEL)
-		strncat(e->name, ":k", sizeof(e->name) - strlen(e->name) - 1);
-	else if (spec->flags == PMUSER_COUNT_MASK)
-		strncat(e->name, ":uk", sizeof(e->name) - strlen(e->name) - 1);
+	snprintf(e->name, sizeof(e->name), "%s", name);
+}
+
+/* The mode of events written without one: the caller's default, user mode if it set none. */
+static uint32_t default_mode(const struct stat_opts *o)
+{
+	return o->default_mode & PMUSER_COUNT_MASK ? o->default_mode & PMUSER_COUNT_MASK :
+						     PMUSER_COUNT_USER;
+}
+
+/* An element of a spec ends at a comma outside a PMU's slashes, as the library splits it. */
+static size_t element_len(const char *s)
+{
+	bool inside = false;
+	size_t i;
+
+	for (i = 0; s[i] && (s[i] != ',' || inside); i++)
+		if (s[i] == '/')
+			inside = !inside;
+	return i;
+}
+
+/*
+ * Whether the element el[0..len) gives its mode: after a plain name or number a colon starts
+ * the modifiers; a PMU's event ("pmu/term/") has them after its closing slash.
+ */
+static bool element_has_mode(const char *el, size_t len, bool *pmu)
+{
+	const char *slash = memchr(el, '/', len), *close;
+
+	*pmu = slash != NULL;
+	if (!slash)
+		return memchr(el, ':', len) != NULL;
+	close = memchr(slash + 1, '/', len - (size_t)(slash + 1 - el));
+	return close && close + 1 < el + len;
+}
+
+/* perf's generic hardware events, which perf stat derives its metrics from. */
+static const char *const perf_generics[] = {
+	"cycles", "cpu-cycles", "instructions", "branches", "branch-instructions",
+	"branch-misses", "cache-references", "cache-misses", "bus-cycles",
+	"stalled-cycles-frontend", "stalled-cycles-backend",
+};
+
+/* The generic name el[0..len) is, or NULL. */
+static const char *perf_generic(const char *el, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(perf_generics) / sizeof(perf_generics[0]); i++)
+		if (strlen(perf_generics[i]) == len && !strncasecmp(perf_generics[i], el, len))
+			return perf_generics[i];
+	return NULL;
 }
 
 #define SPEC_QUOTE	60
 
-static int add_set(struct stat_setup *s, const char *spec, char *err, size_t errlen)
+/*
+ * One -e set: the library parses it (and words every error); each event is then named as
+ * perf names it, as written, and one written without a mode gets the default mode, which
+ * its name then shows as perf shows a modifier: "instructions:uk", "armv8_pmuv3/event=0x8/u".
+ */
+static int add_set(struct stat_setup *s, const struct stat_opts *o, const char *spec, char *err,
+		   size_t errlen)
 {
 	struct pmuser_evspec_entry ent[STAT_MAX_EVENTS];
-	char why[200];
+	uint32_t mode = default_mode(o);
+	char why[200], name[sizeof(s->ev[0].name)];
 	size_t n, i, room = STAT_MAX_EVENTS - s->nr_events;
-	const char *cut;
+	const char *cut, *el = spec;
 	int ret;
 
 	if (s->nr_sets >= STAT_MAX_SETS)
@@ -56,8 +108,22 @@ static int add_set(struct stat_setup *s, const char *spec, char *err, size_t err
 			    SPEC_QUOTE, spec, cut, why);
 	if (!n)
 		return stat_fail(-EINVAL, err, errlen, "event set %u is empty", s->nr_sets);
-	for (i = 0; i < n; i++)
-		add_event(s, &ent[i], s->nr_sets);
+	for (i = 0; i < n; i++) {
+		size_t len = element_len(el);
+		bool pmu;
+
+		if (element_has_mode(el, len, &pmu)) {
+			snprintf(name, sizeof(name), "%.*s", (int)len, el);
+		} else {
+			ent[i].flags = mode;
+			snprintf(name, sizeof(name), "%.*s%s%s", (int)len, el, pmu ? "" : ":",
+				 stat_mode_suffix(mode));
+		}
+		add_event(s, &ent[i], s->nr_sets, name);
+		if (!pmu)
+			s->ev[s->nr_events - 1].perf_generic = perf_generic(el, strcspn(el, ":,"));
+		el += len + (el[len] == ',');
+	}
 	s->nr_sets++;
 	return 0;
 }
@@ -73,8 +139,12 @@ static unsigned int usual_counters(uint32_t midr)
 	return core && !strcmp(core, "ARM1176") ? 2 : 4;
 }
 
-/* The preset's slots the core has, in the library's sets, set by set in slot order. */
-static int add_preset(struct stat_setup *s, unsigned int counters, char *err, size_t errlen)
+/*
+ * The preset's slots the core has, in the library's sets, set by set in slot order; each in
+ * the default mode, named by the library with it ("INST_RETIRED:u").
+ */
+static int add_preset(struct stat_setup *s, const struct stat_opts *o, unsigned int counters,
+		      char *err, size_t errlen)
 {
 	const struct pmuser_preset *p = s->preset;
 	int set[PMUSER_PRESET_SLOTS], n, k;
@@ -89,17 +159,30 @@ static int add_preset(struct stat_setup *s, unsigned int counters, char *err, si
 		for (i = 0; i < p->nr_slots; i++) {
 			const struct pmuser_event *ev = pmuser_preset_event(p, i, s->midr, NULL);
 			struct pmuser_evspec_entry spec;
+			char name[sizeof(s->ev[0].name)];
 
 			if (set[i] != k)
 				continue;
 			spec.event = ev->number;
-			spec.flags = PMUSER_COUNT_USER;
+			spec.flags = default_mode(o);
 			spec.name = ev->name;
-			add_event(s, &spec, (unsigned int)k);
+			snprintf(name, sizeof(name), "%s:%s", ev->name, stat_mode_suffix(spec.flags));
+			add_event(s, &spec, (unsigned int)k, name);
 		}
 	}
 	s->nr_sets = (unsigned int)n;
 	return 0;
+}
+
+/* The cycle counter's mode: the events' when they all share one, else the default. */
+static uint32_t cycle_mode(const struct stat_setup *s, const struct stat_opts *o)
+{
+	size_t i;
+
+	for (i = 1; i < s->nr_events; i++)
+		if (s->ev[i].spec.flags != s->ev[0].spec.flags)
+			return default_mode(o);
+	return s->nr_events ? s->ev[0].spec.flags : default_mode(o);
 }
 
 int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int counters,
@@ -107,37 +190,36 @@ int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int cou
 {
 	const char *name = o->preset ? o->preset : "default";
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->midr = midr;
 	if (err && errlen)
 		err[0] = '\0';
-	if (o->backend == STAT_CLOCK)
-		return 0;
-	if (o->nr_event_args) {
-		for (i = 0; i < o->nr_event_args; i++) {
-			ret = add_set(s, o->event_args[i], err, errlen);
-			if (ret)
-				return ret;
-		}
-		return 0;
+	if (o->backend == STAT_CLOCK) {
+		/* Nothing to count. */
+	} else if (o->nr_event_args) {
+		for (i = 0; i < o->nr_event_args && !ret; i++)
+			ret = add_set(s, o, o->event_args[i], err, errlen);
+	} else {
+		s->preset = pmuser_preset_find(name);
+		if (!s->preset)
+			return stat_fail(-ENOENT, err, errlen, "unknown preset '%s'", name);
+		s->optional = true;
+		ret = add_preset(s, o, counters, err, errlen);
 	}
-	s->preset = pmuser_preset_find(name);
-	if (!s->preset)
-		return stat_fail(-ENOENT, err, errlen, "unknown preset '%s'", name);
-	s->optional = true;
-	return add_preset(s, counters, err, errlen);
+	s->cycle_mode = cycle_mode(s, o);
+	return ret;
 }
 
 /* ---- metrics ------------------------------------------------------------------------------ */
 
 /*
- * One estimate per event number, user mode only: the sum of the raw counts of every copy
- * over the sum of their duty cycles, so two half-time copies make one full-time estimate.
- * Returns false when the event was not counted.
+ * One estimate per event number, in the cycle counter's mode only: the sum of the raw counts
+ * of every copy over the sum of their duty cycles, so two half-time copies make one
+ * full-time estimate. Returns false when the event was not counted.
  */
-static bool event_estimate(const struct stat_setup *s, uint32_t number, double *out)
+bool stat_event_estimate(const struct stat_setup *s, uint32_t number, double *out)
 {
 	double raw = 0, duty = 0;
 	size_t i;
@@ -145,7 +227,7 @@ static bool event_estimate(const struct stat_setup *s, uint32_t number, double *
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 
-		if (e->spec.event != number || !e->supported || e->spec.flags != PMUSER_COUNT_USER)
+		if (e->spec.event != number || !e->supported || e->spec.flags != s->cycle_mode)
 			continue;
 		raw += (double)e->raw;
 		duty += e->duty;
@@ -166,20 +248,24 @@ size_t stat_metrics(const struct stat_setup *s, const struct stat_result *r,
 	/* A cycle counter that never moved (QEMU's ARM1176) gives no cycle metrics. */
 	if (r->have_cycles && r->cycles.duty > 0 && r->cycles.scaled > 0)
 		v[nv++] = (struct pmuser_value){ PMUSER_METRIC_CYCLES, r->cycles.scaled };
-	/* Each user-mode event once, by its first copy's name (":k" names match no metric). */
+	/*
+	 * Each event of the cycle counter's mode once, by the library's name for it (the metrics
+	 * name events so); an event of another mode, or a number the core's tables do not
+	 * name, feeds no metric.
+	 */
 	for (i = 0; i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 		double est;
 
-		if (e->spec.flags != PMUSER_COUNT_USER)
+		if (e->spec.flags != s->cycle_mode || !e->spec.name)
 			continue;
 		for (k = 0; k < i; k++)
 			if (s->ev[k].spec.event == e->spec.event &&
-			    s->ev[k].spec.flags == PMUSER_COUNT_USER)
+			    s->ev[k].spec.flags == s->cycle_mode)
 				break;
 		/* A 0 nothing confirms the CPU counts feeds no metric. */
-		if (k == i && event_estimate(s, e->spec.event, &est) && !(e->unconfirmed && est <= 0))
-			v[nv++] = (struct pmuser_value){ e->name, est };
+		if (k == i && stat_event_estimate(s, e->spec.event, &est) && !(e->unconfirmed && est <= 0))
+			v[nv++] = (struct pmuser_value){ e->spec.name, est };
 	}
 	/* Only what could be computed: a zero divisor leaves a metric out. */
 	n = pmuser_metrics_eval(v, nv, all, STAT_MAX_METRICS);

@@ -5,7 +5,8 @@
  *
  *  perf    per task (pid = the child), inherited by its children, enabled on exec; events
  *          that outnumber the counters are multiplexed by perf and scaled by its
- *          time_enabled / time_running.
+ *          time_enabled / time_running. Or, as perf stat -a/-C/-p/-t, every task on CPUs or
+ *          given threads, enabled from just before the command starts until it exits.
  *  module  the seed's rpistat design on one CPU: the command is pinned to it, pmu-stat pins
  *          itself there too and rotates the event sets every period through the device
  *          (configure + reset), reading inline into 64-bit virtual counters. It counts
@@ -13,6 +14,7 @@
  *  clock   no PMU: wall time only.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stat.h"
@@ -113,10 +116,12 @@ static void finish(struct stat_child *ch, struct stat_result *r, uint64_t t0)
 static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 			 struct stat_result *r, char *err, size_t errlen)
 {
+	struct stat_interval *iv = NULL;
+	unsigned int printed = 0;
 	struct stat_child ch;
 	uint64_t t0;
 	size_t i;
-	int ret;
+	int ret, done;
 
 	for (i = 0; i < s->nr_events; i++)
 		s->ev[i].supported = false;
@@ -124,30 +129,60 @@ static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
 		 "clock: hardware counters are unavailable, wall time only");
 	snprintf(r->timer, sizeof(r->timer), "CLOCK_MONOTONIC");
-	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
-	if (ret)
+	if (o->print_ms) {
+		iv = calloc(1, sizeof(*iv));
+		if (!iv)
+			return stat_fail(-ENOMEM, err, errlen, "out of memory");
+	}
+	ret = stat_child_spawn(&ch, o->argv, o->pin_cpus, o->nr_pin_cpus);
+	if (ret) {
+		free(iv);
 		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
+	}
 	t0 = now_ns();
 	ret = release(&ch, r, err, errlen);
-	if (ret)
+	if (ret) {
+		free(iv);
 		return ret;
-	while (!stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000))
+	}
+	/* -I: every interval's lines say that nothing is counted, as perf's would. */
+	do {
+		done = stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000);
 		r->total_periods++;
-	r->total_periods++;
+		if (iv && o->print_file) {
+			iv->t_ns = now_ns() - t0;
+			stat_report_interval(o->print_file, o, s, r, iv, &printed);
+		}
+	} while (!done);
 	finish(&ch, r, t0);
+	free(iv);
 	return 0;
 }
 
 /* ---- perf --------------------------------------------------------------------------------- */
 
+/*
+ * Counter sets, one per target: the command wherever it runs; the command on each CPU
+ * (--per-cpu); every task on each CPU (-a, -C); or each thread of -p/-t.
+ */
 struct perf_state {
-	struct pmuser_counters *c[STAT_MAX_CPUS];
-	int cpu[STAT_MAX_CPUS];			/* -1: wherever the task runs */
+	struct pmuser_counters *c[STAT_MAX_TARGETS];
+	int cpu[STAT_MAX_TARGETS];		/* -1: wherever the task runs */
+	pid_t pid[STAT_MAX_TARGETS];		/* 0: the command; -1: every task on the CPU */
 	unsigned int n;
-	bool grouped;				/* one group per CPU: one read per period */
-	struct pmuser_count prev[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
+	/*
+	 * Counting what runs beside the command (-a, -C, -p, -t): opened disabled, enabled
+	 * just before the command is let go and disabled once it has exited, as perf stat
+	 * does; the command's own counters are enabled by its exec instead.
+	 */
+	bool attached;
+	bool task_cpus;				/* --per-cpu */
+	bool grouped;				/* one group per target: one read per period */
+	struct pmuser_count prev[STAT_MAX_TARGETS][PMUSER_COUNTERS_MAX];
 	/* --per-cpu: the task's time on each CPU (task-clock, never multiplexed); else -1 */
-	int clock_fd[STAT_MAX_CPUS];
+	int clock_fd[STAT_MAX_TARGETS];
+	struct stat_interval iv;		/* -I: the interval just read */
+	unsigned int printed;			/* -I: intervals printed */
 };
 
 static void perf_close(struct perf_state *p)
@@ -163,7 +198,7 @@ static void perf_clocks_close(struct perf_state *p)
 {
 	unsigned int k;
 
-	for (k = 0; k < STAT_MAX_CPUS; k++) {
+	for (k = 0; k < STAT_MAX_TARGETS; k++) {
 		if (p->clock_fd[k] >= 0)
 			close(p->clock_fd[k]);
 		p->clock_fd[k] = -1;
@@ -218,12 +253,12 @@ static double perf_clock_ns(const struct perf_state *p, unsigned int k)
 }
 
 /*
- * Opens the events for pid on each CPU of p->cpu[]: 0, or -errno with why. As one group
- * (cycles leading) when asked: perf then schedules and reads them together, all of a period's
- * counts from one moment, but refuses a group the PMU cannot hold at once. Otherwise one
- * group per event, which perf multiplexes one by one.
+ * Opens the events for every target (the command is child): 0, or -errno with why. As one
+ * group per target (cycles leading) when asked: perf then schedules and reads them together,
+ * all of a period's counts from one moment, but refuses a group the PMU cannot hold at once.
+ * Otherwise one group per event, which perf multiplexes one by one.
  */
-static int perf_open(struct perf_state *p, struct stat_setup *s, pid_t pid,
+static int perf_open(struct perf_state *p, struct stat_setup *s, pid_t child,
 		     bool cycles_only, bool group, char *why, size_t whylen)
 {
 	struct pmuser_counters_attr a;
@@ -233,18 +268,24 @@ static int perf_open(struct perf_state *p, struct stat_setup *s, pid_t pid,
 
 	pmuser_counters_attr_init(&a);
 	a.backend = PMUSER_BACKEND_PERF_READ;
-	a.flags = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_INHERIT |
-		  PMUSER_COUNTERS_ENABLE_ON_EXEC;
+	a.flags = PMUSER_COUNTERS_CYCLES;
+	a.cycle_flags = s->cycle_mode;
 	/* A group member perf could not place would pass for an unsupported event. */
 	if (!group)
 		a.flags |= PMUSER_COUNTERS_NO_GROUP;
 	if (s->optional && !group)
 		a.flags |= PMUSER_COUNTERS_OPTIONAL;
-	a.pid = pid;
 	for (i = 0; !cycles_only && i < s->nr_events; i++)
 		if (s->ev[i].supported)
 			a.events[a.nr_events++] = s->ev[i].spec;
 	for (k = 0; k < p->n; k++) {
+		a.flags &= ~(uint32_t)(PMUSER_COUNTERS_INHERIT | PMUSER_COUNTERS_ENABLE_ON_EXEC |
+				       PMUSER_COUNTERS_DISABLED);
+		/* Tasks' children are counted too; a CPU's counters count every task anyway. */
+		if (p->pid[k] >= 0)
+			a.flags |= PMUSER_COUNTERS_INHERIT;
+		a.flags |= p->attached ? PMUSER_COUNTERS_DISABLED : PMUSER_COUNTERS_ENABLE_ON_EXEC;
+		a.pid = p->pid[k] ? p->pid[k] : child;
 		a.cpu = p->cpu[k];
 		ret = pmuser_counters_open(&a, &p->c[k], why, whylen);
 		if (ret) {
@@ -275,12 +316,30 @@ static int perf_index(const struct stat_setup *s, size_t i)
 	return s->ev[i].supported ? s->ev[i].perf_ctr : -1;
 }
 
+/* Event index (s->nr_events: the cycle counter) of counter j, or -1 for none. */
+static long perf_event_of(const struct stat_setup *s, unsigned int j)
+{
+	size_t i;
+
+	if (!j)
+		return (long)s->nr_events;
+	for (i = 0; i < s->nr_events; i++)
+		if (perf_index(s, i) == (int)j)
+			return (long)i;
+	return -1;
+}
+
+/* One period's deltas: into the period rows and, for -I, the interval. */
 static void perf_period(struct perf_state *p, const struct stat_setup *s, struct stat_result *r,
 			uint64_t t, uint64_t len)
 {
 	struct pmuser_count now[PMUSER_COUNTERS_MAX];
 	unsigned int k, j, nc;
 
+	memset(p->iv.d, 0, sizeof(p->iv.d));
+	p->iv.t_ns = t;
+	p->iv.nr_rows = p->n;
+	p->iv.counted = true;
 	for (k = 0; k < p->n; k++) {
 		nc = pmuser_counters_nr(p->c[k]);
 		if (pmuser_counters_read_full(p->c[k], now))
@@ -291,16 +350,19 @@ static void perf_period(struct perf_state *p, const struct stat_setup *s, struct
 				.delta = now[j].value - p->prev[k][j].value,
 				.running_ns = now[j].running - p->prev[k][j].running,
 			};
-			size_t i;
+			long i = perf_event_of(s, j);
 
+			/* A counter perf could not open (optional set): no event, no row. */
+			if (i < 0) {
+				p->prev[k][j] = now[j];
+				continue;
+			}
+			p->iv.d[i][k] = (struct pmuser_count){
+				.value = row.delta, .running = row.running_ns,
+				.enabled = now[j].enabled - p->prev[k][j].enabled,
+			};
 			p->prev[k][j] = now[j];
 			if (j > 0) {
-				for (i = 0; i < s->nr_events; i++)
-					if (perf_index(s, i) == (int)j)
-						break;
-				/* A counter perf could not open (optional set): no event, no row. */
-				if (i == s->nr_events)
-					continue;
 				row.ev = (int)i;
 				row.set = (int)s->ev[i].set;
 			}
@@ -311,17 +373,20 @@ static void perf_period(struct perf_state *p, const struct stat_setup *s, struct
 }
 
 /*
- * Totals. Task-wide counters scale by perf's time_enabled / time_running. A per-CPU counter
- * of a task is "enabled" whenever the task runs, on any CPU, but runs only on its own, so
- * there the reference is the task's time on that CPU, its task-clock there.
+ * Totals. Counts over several counter sets add up, and perf scales the sum by the sums of
+ * its time_enabled and time_running. A per-CPU counter of the command (--per-cpu) is
+ * "enabled" whenever the task runs, on any CPU, but runs only on its own, so there the
+ * reference is the task's time on that CPU, its task-clock there.
  */
 static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_result *r)
 {
-	struct pmuser_count cnt[STAT_MAX_CPUS][PMUSER_COUNTERS_MAX];
-	double ref[STAT_MAX_CPUS], enabled, running;
+	struct pmuser_count (*cnt)[PMUSER_COUNTERS_MAX] = calloc(STAT_MAX_TARGETS, sizeof(*cnt));
+	double ref[STAT_MAX_TARGETS], enabled, running, scaled;
 	unsigned int k, j, nc;
 	size_t i;
 
+	if (!cnt)
+		return;
 	for (k = 0; k < p->n; k++) {
 		nc = pmuser_counters_nr(p->c[k]);
 		if (pmuser_counters_read_full(p->c[k], cnt[k]))
@@ -340,54 +405,246 @@ static void perf_totals(struct perf_state *p, struct stat_setup *s, struct stat_
 		if (idx < 0)
 			continue;
 		e->raw = 0;
-		e->scaled = 0;
-		enabled = running = 0;
+		scaled = enabled = running = 0;
 		for (k = 0; k < p->n; k++) {
 			const struct pmuser_count *c = &cnt[k][idx];
-			double sc;
+			double sc, en = (double)c->enabled;
 
-			if (p->cpu[k] < 0) {
-				sc = pmuser_count_scaled(c);
-				enabled += (double)c->enabled;
+			if (!p->task_cpus) {
+				/* A row that never ran has no count: perf's <not counted>. */
+				sc = c->running ? pmuser_count_scaled(c) : NAN;
 			} else if (c->running) {
+				en = ref[k];
 				sc = (double)c->value * ref[k] / (double)c->running;
-				enabled += ref[k];
 			} else {
 				/* The task ran there, perf never had the event on a counter: no count. */
+				en = ref[k];
 				missed |= ref[k] > 0;
 				sc = ref[k] > 0 ? NAN : 0;
-				enabled += ref[k];
 			}
+			enabled += en;
 			running += (double)c->running;
+			scaled += isnan(sc) ? 0 : sc;
 			e->raw += c->value;
-			e->scaled += isnan(sc) ? 0 : sc;
 			e->cpu_raw[k] = c->value;
 			e->cpu_scaled[k] = sc;
+			e->cpu_enabled[k] = en;
+			e->cpu_running[k] = (double)c->running;
 		}
+		e->enabled_ns = enabled;
+		e->running_ns = running;
 		e->duty = enabled > 0 ? running / enabled : 0;
+		if (!p->task_cpus)
+			e->scaled = running > 0 ? (double)e->raw * enabled / running : 0;
 		/* A CPU without a count: the total is estimated over the whole run, as perf does. */
-		if (missed && running > 0)
+		else if (missed && running > 0)
 			e->scaled = (double)e->raw * enabled / running;
+		else
+			e->scaled = scaled;
+	}
+	free(cnt);
+}
+
+/*
+ * The targets: -a/-C every task on each CPU; -p each thread of the processes (as they are
+ * now: threads started later are counted by inheritance from the thread that starts them),
+ * -t the threads; --per-cpu the command on each CPU; else the command. The rows of the
+ * breakdown are the CPUs of --per-cpu and -A, the threads of --per-thread. 0, or -errno
+ * with why.
+ */
+static int perf_targets(struct perf_state *p, const struct stat_opts *o,
+			const struct stat_sys *sys, struct stat_result *r, char *err,
+			size_t errlen)
+{
+	pid_t tids[STAT_MAX_TARGETS];
+	unsigned int k, t;
+	int n;
+
+	p->n = 0;
+	if (stat_system_wide(o)) {
+		p->attached = true;
+		for (k = 0; k < o->nr_cpus; k++) {
+			p->pid[p->n] = -1;
+			p->cpu[p->n++] = o->cpus[k];
+		}
+	} else if (o->nr_pids) {
+		p->attached = true;
+		for (k = 0; k < o->nr_pids; k++) {
+			n = o->pids_are_tids ? (tids[0] = o->pids[k], 1) :
+			    stat_threads(o->pids[k], tids, STAT_MAX_TARGETS);
+			if (n == -E2BIG)
+				return stat_fail(n, err, errlen, "-p %d: more than %d threads",
+						 (int)o->pids[k], STAT_MAX_TARGETS);
+			if (n < 0 || (o->pids_are_tids && kill(o->pids[k], 0) && errno == ESRCH)) {
+				r->usage_error = true;
+				return stat_fail(-ESRCH, err, errlen, "%s %d: no such %s",
+						 o->pids_are_tids ? "-t" : "-p", (int)o->pids[k],
+						 o->pids_are_tids ? "thread" : "process");
+			}
+			for (t = 0; t < (unsigned int)n; t++) {
+				if (p->n == STAT_MAX_TARGETS)
+					return stat_fail(-E2BIG, err, errlen,
+							 "-p/-t: more than %d threads",
+							 STAT_MAX_TARGETS);
+				p->pid[p->n] = tids[t];
+				p->cpu[p->n++] = -1;
+			}
+		}
+	} else if (o->per_cpu) {
+		p->task_cpus = true;
+		for (k = 0; !o->nr_pin_cpus && k < sys->nr_cpu; k++) {
+			p->pid[p->n] = 0;
+			p->cpu[p->n++] = sys->cpu[k].cpu;
+		}
+		for (k = 0; k < o->nr_pin_cpus; k++) {
+			p->pid[p->n] = 0;
+			p->cpu[p->n++] = o->pin_cpus[k];
+		}
+	} else {
+		p->pid[0] = 0;
+		p->cpu[p->n++] = -1;
+	}
+	if (o->per_cpu || o->no_aggr)
+		for (k = 0; k < p->n; k++)
+			r->counted_cpus[r->nr_counted_cpus++] = p->cpu[k];
+	if (o->per_thread) {
+		r->rows_are_threads = true;
+		for (k = 0; k < p->n; k++) {
+			r->counted_cpus[r->nr_counted_cpus] = p->pid[k];
+			stat_thread_comm(p->pid[k], r->thread_comm[r->nr_counted_cpus++],
+					 sizeof(r->thread_comm[0]));
+		}
+	}
+	return 0;
+}
+
+/* The CPUs of -a/-C as perf lists them: "0-3", "1,3". */
+static void cpu_list(char *buf, size_t len, const int *cpus, unsigned int n)
+{
+	size_t used = 0;
+	unsigned int k = 0, end;
+
+	buf[0] = '\0';
+	while (k < n && used < len) {
+		for (end = k; end + 1 < n && cpus[end + 1] == cpus[end] + 1; end++)
+			;
+		if (end > k)
+			used += (size_t)snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "",
+						 cpus[k], cpus[end]);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "",
+						 cpus[k]);
+		k = end + 1;
 	}
 }
 
-/* Where perf counts: with --per-cpu one counter per CPU (the listed ones, else all), else -1. */
-static void perf_cpus(struct perf_state *p, const struct stat_opts *o, const struct stat_sys *sys,
-		      struct stat_result *r)
+static int paranoid_level(void)
 {
-	unsigned int k;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = INT_MAX;
 
-	if (!o->per_cpu) {
-		p->cpu[0] = -1;
-		p->n = 1;
-		return;
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = INT_MAX;
+		fclose(f);
 	}
-	for (k = 0; !o->nr_cpus && k < sys->nr_cpu; k++)
-		p->cpu[p->n++] = sys->cpu[k].cpu;
-	for (k = 0; k < o->nr_cpus; k++)
-		p->cpu[p->n++] = o->cpus[k];
-	for (k = 0; k < p->n; k++)
-		r->counted_cpus[r->nr_counted_cpus++] = p->cpu[k];
+	return level;
+}
+
+/* What is counted, for the report. */
+static void perf_describe(const struct perf_state *p, const struct stat_opts *o,
+			  const struct stat_setup *s, struct stat_result *r)
+{
+	char what[200], cpus[120];
+
+	if (stat_system_wide(o)) {
+		cpu_list(cpus, sizeof(cpus), o->cpus, o->nr_cpus);
+		snprintf(what, sizeof(what), "system-wide, every task on CPU%s %s%s while the command runs",
+			 o->nr_cpus > 1 ? "s" : "", cpus, o->no_aggr ? " (a row per CPU)" : "");
+	} else if (o->nr_pids) {
+		snprintf(what, sizeof(what), "%u thread%s of %s %d%s while the command runs%s",
+			 p->n, p->n == 1 ? "" : "s", o->pids_are_tids ? "thread" : "process",
+			 (int)o->pids[0], o->nr_pids > 1 ? " and more" : "",
+			 o->per_thread ? " (a row per thread)" : "");
+	} else {
+		snprintf(what, sizeof(what), "per task, the command and its children wherever they run%s",
+			 o->per_cpu ? ", one counter per CPU" : "");
+	}
+	snprintf(r->backend_desc, sizeof(r->backend_desc), "perf: %s; cycles %s mode; %s", what,
+		 s->cycle_mode == PMUSER_COUNT_MASK ? "user+kernel" :
+		 s->cycle_mode == PMUSER_COUNT_KERNEL ? "kernel" : "user",
+		 p->grouped ? "the events as one group, read together" :
+		 "perf multiplexes events that outnumber the counters");
+}
+
+/* Why perf refused the counters, with what perf asks for where that is the reason. */
+static int perf_refused(int ret, const struct stat_opts *o, const char *why, char *err,
+			size_t errlen)
+{
+	bool denied = ret == -EACCES || ret == -EPERM;
+
+	if (denied && stat_system_wide(o))
+		return stat_fail(ret, err, errlen,
+				 "perf: -a/-C count every task on the CPUs, which perf allows only at kernel.perf_event_paranoid <= 0 (it is %d here) or with CAP_PERFMON or CAP_SYS_ADMIN: %s",
+				 paranoid_level(), why);
+	if (denied && o->nr_pids)
+		return stat_fail(ret, err, errlen,
+				 "perf: %s: counting another user's threads needs ptrace rights over them (or CAP_PERFMON): %s",
+				 o->pids_are_tids ? "-t" : "-p", why);
+	return stat_fail(ret, err, errlen, "perf: cannot count the events: %s", why);
+}
+
+/*
+ * Waits for the command until deadline: 1 when it has exited, 0 at the deadline (now).
+ * The counters of -a/-C/-p/-t stop as it exits, before the last read.
+ */
+static int perf_wait(struct perf_state *p, struct stat_child *ch, uint64_t deadline)
+{
+	uint64_t now = now_ns();
+	unsigned int k;
+	int done = stat_child_wait(ch, deadline > now ? deadline - now : 0);
+
+	for (k = 0; done && p->attached && k < p->n; k++)
+		pmuser_counters_disable(p->c[k]);
+	return done;
+}
+
+/*
+ * The counters open, the command held: lets it run, reads every period until it exits
+ * (periods end on the period's grid, so -I's lines come every interval, not drifting), and
+ * takes the totals. 0, or the exec failure's -errno.
+ */
+static int perf_run(struct perf_state *p, const struct stat_opts *o, struct stat_setup *s,
+		    struct stat_result *r, struct stat_child *ch, char *err, size_t errlen)
+{
+	uint64_t t0, last, next, now, period = (uint64_t)o->interval_ms * 1000000;
+	unsigned int k;
+	int ret, done;
+
+	/* As perf stat: the counters of what runs beside the command start just before it. */
+	for (k = 0; p->attached && k < p->n; k++)
+		pmuser_counters_enable(p->c[k]);
+	t0 = last = now_ns();
+	ret = release(ch, r, err, errlen);
+	if (ret)
+		return ret;
+	next = t0 + period;
+	do {
+		done = perf_wait(p, ch, next);
+		now = now_ns();
+		perf_period(p, s, r, now - t0, now - last);
+		if (o->print_ms && o->print_file &&
+		    stat_report_interval(o->print_file, o, s, r, &p->iv, &p->printed) &&
+		    !r->incomplete[0])
+			snprintf(r->incomplete, sizeof(r->incomplete),
+				 "-I: writing an interval's lines failed");
+		last = now;
+		while (next <= now)
+			next += period;
+	} while (!done);
+	finish(ch, r, t0);
+	perf_totals(p, s, r);
+	return 0;
 }
 
 static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
@@ -397,25 +654,28 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	struct perf_state *p = calloc(1, sizeof(*p));
 	struct stat_child ch;
 	char why[400] = "";
-	uint64_t t0, last;
-	unsigned int nr_cpu, k;
-	int ret, done;
+	unsigned int nr, k;
+	int ret;
 
 	if (!p)
 		return stat_fail(-ENOMEM, err, errlen, "out of memory");
-	for (k = 0; k < STAT_MAX_CPUS; k++)
+	for (k = 0; k < STAT_MAX_TARGETS; k++)
 		p->clock_fd[k] = -1;
-	perf_cpus(p, o, sys, r);
-	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
+	ret = perf_targets(p, o, sys, r, err, errlen);
+	if (ret) {
+		free(p);
+		return ret;
+	}
+	ret = stat_child_spawn(&ch, o->argv, o->pin_cpus, o->nr_pin_cpus);
 	if (ret) {
 		free(p);
 		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
 	}
 	/* One set: one group if the PMU holds it at once, else each event on its own. */
-	nr_cpu = p->n;
+	nr = p->n;
 	p->grouped = s->nr_sets == 1 && !perf_open(p, s, ch.pid, false, true, why, sizeof(why));
 	why[0] = '\0';
-	p->n = nr_cpu;
+	p->n = nr;
 	ret = p->grouped ? 0 : perf_open(p, s, ch.pid, false, false, why, sizeof(why));
 	trim_reason(why);
 	if (ret && o->backend == STAT_AUTO) {
@@ -434,9 +694,9 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	if (ret) {
 		stat_child_abort(&ch);
 		free(p);
-		return stat_fail(ret, err, errlen, "perf: cannot count the events: %s", why);
+		return perf_refused(ret, o, why, err, errlen);
 	}
-	ret = o->per_cpu ? perf_clocks_open(p, ch.pid, why, sizeof(why)) : 0;
+	ret = p->task_cpus ? perf_clocks_open(p, ch.pid, why, sizeof(why)) : 0;
 	if (ret) {
 		stat_child_abort(&ch);
 		perf_close(p);
@@ -447,36 +707,14 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 	r->backend = STAT_PERF;
 	r->have_cycles = true;
 	r->cycles.supported = true;
-	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
 	snprintf(r->timer, sizeof(r->timer), "%s", pmuser_counters_timer(p->c[0]));
 	r->perf_grouped = p->grouped;
-	snprintf(r->backend_desc, sizeof(r->backend_desc),
-		 "perf: per task, the command and its children wherever they run, user mode%s; %s",
-		 o->per_cpu ? ", one counter per CPU" : "",
-		 p->grouped ? "the events as one group, read together" :
-		 "perf multiplexes events that outnumber the counters");
-	t0 = last = now_ns();
-	ret = release(&ch, r, err, errlen);
-	if (ret) {
-		perf_close(p);
-		perf_clocks_close(p);
-		free(p);
-		return ret;
-	}
-	do {
-		uint64_t now;
-
-		done = stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000);
-		now = now_ns();
-		perf_period(p, s, r, now - t0, now - last);
-		last = now;
-	} while (!done);
-	finish(&ch, r, t0);
-	perf_totals(p, s, r);
+	perf_describe(p, o, s, r);
+	ret = perf_run(p, o, s, r, &ch, err, errlen);
 	perf_close(p);
 	perf_clocks_close(p);
 	free(p);
-	return 0;
+	return ret;
 }
 
 /* ---- module ------------------------------------------------------------------------------- */
@@ -647,7 +885,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	int ret;
 
 	m->fd = -1;
-	m->cpu = o->nr_cpus ? o->cpus[0] : sys->nr_cpu ? sys->cpu[0].cpu : 0;
+	m->cpu = o->nr_pin_cpus ? o->pin_cpus[0] : sys->nr_cpu ? sys->cpu[0].cpu : 0;
 	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE)
 		return stat_fail(-EOPNOTSUPP, err, errlen,
 			    "module backend: no inline counter reads on this architecture");
@@ -669,7 +907,7 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 		ret = pmuser_page_map(m->fd, &m->page);
 	if (ret)
 		return stat_fail(ret, err, errlen, "module backend: CPU %d: %s", m->cpu, strerror(-ret));
-	m->mode = event_mode(PMUSER_COUNT_USER);
+	m->mode = event_mode(s->cycle_mode);
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
@@ -756,11 +994,11 @@ static int module_start(struct module_state *m, const struct stat_opts *o, struc
 	r->module_cpu = m->cpu;
 	r->have_cycles = true;
 	r->cycles.supported = true;
-	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles");
 	snprintf(r->timer, sizeof(r->timer), "inline cycle counter (%u-bit)", m->ci.cycle_bits);
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
-		 "module: counts everything on CPU %d, %s mode (the command is pinned there); %u event set%s rotated every %u ms",
-		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" : "user+kernel", m->nr_rotation,
+		 "module: counts everything on CPU %d (the command is pinned there), cycles %s mode; %u event set%s rotated every %u ms",
+		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" :
+		 m->mode == PMUSER_COUNT_KERNEL ? "kernel" : "user+kernel", m->nr_rotation,
 		 m->nr_rotation == 1 ? "" : "s", o->interval_ms);
 	module_read(m, s, set, true);
 	return 0;
@@ -856,6 +1094,7 @@ static void module_scale(const struct module_state *m, struct stat_setup *s,
 
 	r->cycles.scaled = (double)r->cycles.raw;
 	r->cycles.duty = 1.0;
+	r->cycles.enabled_ns = r->cycles.running_ns = (double)r->elapsed_ns;
 	for (k = 0; k < m->nr_rotation; k++) {
 		set = m->rotation[k];
 		r->set_duty[set] = r->cycles.raw ? (double)m->set_cycles[set] / (double)r->cycles.raw :
@@ -868,6 +1107,9 @@ static void module_scale(const struct module_state *m, struct stat_setup *s,
 			continue;
 		e->duty = r->set_duty[e->set];
 		e->scaled = e->duty > 0 ? (double)e->raw / e->duty : 0;
+		/* perf's times: the run, and the share of it its set was on. */
+		e->enabled_ns = (double)r->elapsed_ns;
+		e->running_ns = e->duty * (double)r->elapsed_ns;
 	}
 }
 
@@ -918,7 +1160,10 @@ int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct s
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->started = time(NULL);
 	r->interval_ms = o->interval_ms;
+	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles:%s",
+		 stat_mode_suffix(s->cycle_mode));
 	r->periods.keep = o->periods_file || o->plot_file;
 	r->module_cpu = -1;
 	if (err && errlen)

@@ -95,6 +95,32 @@ int stat_parse_cpus(const char *s, int *cpus, unsigned int max)
 	return (int)n;
 }
 
+int stat_parse_pids(const char *s, pid_t *pids, unsigned int max)
+{
+	unsigned int n = 0;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*p) {
+		unsigned long v;
+		char num[16];
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(num) || n >= max)
+			return -EINVAL;
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (parse_uint(num, INT_MAX, &v) || !v)
+			return -EINVAL;
+		pids[n++] = (pid_t)v;
+		p += len;
+		if (*p == ',' && !*++p)
+			return -EINVAL;	/* trailing comma */
+	}
+	return (int)n;
+}
+
 /* Each -e is one event set. */
 static const char *parse_events(const char *arg, void *ctx)
 {
@@ -128,19 +154,72 @@ static const char *parse_interval(const char *arg, void *ctx)
 	return NULL;
 }
 
-static const char *parse_cpus(const char *arg, void *ctx)
+static const char *parse_print(const char *arg, void *ctx)
+{
+	static char why[80];
+	struct stat_opts *o = ctx;
+	unsigned long v;
+
+	if (parse_uint(arg, STAT_MAX_INTERVAL_MS, &v) || v < STAT_MIN_PRINT_MS) {
+		snprintf(why, sizeof(why), "the interval must be %u to %u milliseconds, as in perf",
+			 STAT_MIN_PRINT_MS, STAT_MAX_INTERVAL_MS);
+		return why;
+	}
+	o->print_ms = (unsigned int)v;
+	return NULL;
+}
+
+static const char *cpus_into(const char *arg, int *cpus, unsigned int *nr)
 {
 	static char why[64];
-	struct stat_opts *o = ctx;
-	int n = stat_parse_cpus(arg, o->cpus, STAT_MAX_CPUS);
+	int n = stat_parse_cpus(arg, cpus, STAT_MAX_CPUS);
 
 	if (n <= 0) {
 		snprintf(why, sizeof(why), "expected CPU numbers below %d like 0 or 0,2-3",
 			 STAT_MAX_CPUS);
 		return why;
 	}
-	o->nr_cpus = (unsigned int)n;
+	*nr = (unsigned int)n;
 	return NULL;
+}
+
+static const char *parse_cpus(const char *arg, void *ctx)
+{
+	struct stat_opts *o = ctx;
+
+	return cpus_into(arg, o->cpus, &o->nr_cpus);
+}
+
+static const char *parse_pin_cpus(const char *arg, void *ctx)
+{
+	struct stat_opts *o = ctx;
+
+	return cpus_into(arg, o->pin_cpus, &o->nr_pin_cpus);
+}
+
+static const char *pids_into(struct stat_opts *o, const char *arg, bool tids)
+{
+	static char why[64];
+	int n = stat_parse_pids(arg, o->pids, STAT_MAX_TARGETS);
+
+	if (n <= 0) {
+		snprintf(why, sizeof(why), "expected up to %d %s ids like 123 or 123,456",
+			 STAT_MAX_TARGETS, tids ? "thread" : "process");
+		return why;
+	}
+	o->nr_pids = (unsigned int)n;
+	o->pids_are_tids = tids;
+	return NULL;
+}
+
+static const char *parse_pids(const char *arg, void *ctx)
+{
+	return pids_into(ctx, arg, false);
+}
+
+static const char *parse_tids(const char *arg, void *ctx)
+{
+	return pids_into(ctx, arg, true);
 }
 
 static const char *parse_backend(const char *arg, void *ctx)
@@ -190,48 +269,146 @@ static void notes(FILE *f)
 		"core without that event says the name is not supported on it); a hex number, 0x1b\n"
 		"or perf's raw r1b; or a CPU PMU's event as perf writes it,\n"
 		"armv8_pmuv3_0/inst_retired/ or armv8_cortex_a72/event=0x8/ (event= is decimal\n"
-		"unless 0x). Modifiers: :u user mode (the default, where perf's is both), :k kernel\n"
-		"mode, :uk both; after a PMU's closing slash as /u, /k or /uk.\n"
+		"unless 0x).\n"
+		"Modes: :u user, :k kernel, :uk both (after a PMU's closing slash /u, /k, /uk).\n"
+		"Without one an event counts perf's default: user and kernel where the kernel lets\n"
+		"this user count kernel mode (perf_event_paranoid <= 1, CAP_PERFMON or\n"
+		"CAP_SYS_ADMIN), else user only, as perf falls back to :u. Every row names its\n"
+		"mode: instructions:uk, instructions:u.\n"
+		"What is counted: by default the command and its children, wherever they run. -a\n"
+		"and -C count every task on the CPUs instead (perf's system-wide, which needs\n"
+		"perf_event_paranoid <= 0 or CAP_PERFMON), -p and -t those threads; each for as long\n"
+		"as the command runs (perf's count until Ctrl-C, without a command, is refused).\n"
+		"Renamed where perf means something else: pmu-stat's old -I MS (how often counts\n"
+		"are read) is --read-period MS, its old -C LIST (the command's CPUs) --pin-cpus.\n"
 		"Examples:\n"
-		"  pmu-stat -e instructions:u,cycles -- ./prog\n"
+		"  pmu-stat -e instructions:u,cycles:u -- ./prog\n"
 		"  pmu-stat -e inst_retired,armv8_pmuv3_0/event=0x3/k -e branch-misses -- ./prog\n"
 		"  pmu-stat -x, -e r1b:uk -- ./prog\n"
+		"  pmu-stat -a -A -I 1000 -x, -e instructions -- sleep 5\n"
 		"  pmu-stat --preset cache -r 5 -- ./prog\n");
 }
 
-int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen)
+/* What a command line asks for that pmu-stat refuses, or NULL. */
+static const char *refused(const struct stat_opts *o, int format)
 {
-	int format = -1, first, ret;
-	char interval_help[160];
+	bool sys = stat_system_wide(o);
+
+	if (format >= 0 && o->separator)
+		return "give at most one of --csv, --json and -x";
+	if (o->repeat > 1 && (o->periods_file || o->plot_file || o->per_cpu))
+		return "--periods, --plot and --per-cpu describe one run: not with -r";
+	if (o->preset && o->nr_event_args)
+		return "give either -e or --preset, not both";
+	if (o->print_ms && format >= 0)
+		return "-I prints perf stat's interval lines, as text or with -x, not --csv or --json (--periods FILE keeps every period's counts)";
+	if (o->print_ms && o->repeat > 1)
+		return "-I with -r is not implemented: give one of them";
+	if (o->print_ms && o->interval_given)
+		return "-I reads the counters every interval: drop --read-period";
+	if (o->print_ms && o->per_cpu)
+		return "-I with --per-cpu is not implemented (with -a or -C, -A gives a row per CPU)";
+	if (o->no_aggr && !sys)
+		return "-A (--no-aggr) gives a row per CPU of -a or -C, as in perf (--per-cpu breaks the command's own counts down by CPU)";
+	if (o->per_cpu && sys)
+		return "--per-cpu breaks the command's counts down by CPU: with -a or -C, -A gives a row per CPU";
+	if (o->nr_pids && sys)
+		return "-p/-t count those threads, -a/-C every task on CPUs: give one of them";
+	if (o->nr_pids && o->per_cpu)
+		return "--per-cpu breaks the command's counts down by CPU: not with -p/-t";
+	if (o->per_thread && !o->nr_pids)
+		return "--per-thread gives a row per thread of -p or -t (perf's per-thread counting of every task, without them, is not implemented)";
+	if (o->per_thread && format >= 0)
+		return "--per-thread rows are in the text report and -x lines, not in --csv or --json";
+	if (o->backend == STAT_MODULE && (sys || o->nr_pids))
+		return "the module backend counts the one CPU it pins the command to (--pin-cpus); -a, -C, -p and -t count through perf (--backend perf)";
+	if (o->backend == STAT_MODULE && o->print_ms)
+		return "-I: the module backend time-shares its event sets, so an interval would count some of them only: use --backend perf";
+	if (o->backend == STAT_MODULE && o->nr_pin_cpus > 1)
+		return "the module backend counts one CPU: give --pin-cpus with a single CPU";
+	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
+		return "the clock backend counts no events: drop -e/--preset";
+	if (o->per_cpu && o->backend == STAT_MODULE)
+		return "--per-cpu: the module backend counts one CPU, its counts are that CPU's";
+	if (o->per_cpu && o->backend == STAT_CLOCK)
+		return "--per-cpu: the clock backend counts no events";
+	if (o->periods_file && o->backend == STAT_CLOCK)
+		return "--periods: the clock backend counts no events";
+	if (o->plot_file && o->backend == STAT_CLOCK)
+		return "--plot: the clock backend counts no events";
+	return NULL;
+}
+
+/* What the tables' options write besides o. */
+struct parse_extra {
+	int format;				/* --csv, --json: STAT_*, or -1 */
+	bool p_given, t_given;
+	char period_help[160];
+};
+
+/* The options perf stat has too, meaning what they mean there, into t: how many. */
+static size_t perf_options(struct tool_opt *t, struct stat_opts *o, struct parse_extra *x)
+{
 	const struct tool_opt opts[] = {
-		{ "events", 'e', "SPEC", "one event set, e.g. inst_retired,l1d_cache_refill (repeat -e"
-		  "\nfor more sets): names from pmu-info --events, perf's names"
-		  "\n(instructions, armv8_pmuv3_0/event=0x8/), 0x1b or r1b; modes"
-		  "\n:u (default), :k, :uk (see Events below)",
+		{ "event", 'e', "SPEC", "one event set, e.g. instructions,branch-misses (repeat"
+		  "\n-e for more sets): perf's names, pmu-info --events names,"
+		  "\n0x1b or r1b; modes :u, :k, :uk (see Modes below)",
 		  TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
+		{ "events", 0, "SPEC", NULL, TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
+		{ "field-separator", 'x', "SEP", "perf stat -x lines of the events asked for: value,"
+		  "\nunit, event, [+- %,] run ns, % running, metric, unit",
+		  TOOL_OPT_PARSE, .parse = parse_separator, .ctx = o },
+		{ "output", 'o', "FILE", "write the report there (default: standard error)",
+		  TOOL_OPT_STRING, .string = &o->output },
+		{ "repeat", 'r', "N", "run the command N times; counts are the means, with their"
+		  "\nrelative standard error (a failing run ends them, said on"
+		  "\nstandard error; after the first, it is left out of the means)",
+		  TOOL_OPT_NUMBER, 1, STAT_MAX_REPEAT, .value = &o->repeat },
+		{ "interval-print", 'I', "MS", "print the counts of every MS ms (10 or more) as perf"
+		  "\nstat -I, the last partial interval too, no totals; text or -x",
+		  TOOL_OPT_PARSE, .parse = parse_print, .ctx = o },
+		{ "all-cpus", 'a', NULL, "count every task on every CPU (system-wide)",
+		  TOOL_OPT_FLAG, .flag = &o->all_cpus },
+		{ "cpu", 'C', "LIST", "count every task on these CPUs, e.g. 0 or 0,2-3",
+		  TOOL_OPT_PARSE, .parse = parse_cpus, .ctx = o },
+		{ "no-aggr", 'A', NULL, "a row per CPU of -a or -C", TOOL_OPT_FLAG,
+		  .flag = &o->no_aggr },
+		{ "pid", 'p', "PIDS", "count these processes while the command runs",
+		  TOOL_OPT_PARSE, .parse = parse_pids, .ctx = o, .seen = &x->p_given },
+		{ "tid", 't', "TIDS", "count these threads while the command runs",
+		  TOOL_OPT_PARSE, .parse = parse_tids, .ctx = o, .seen = &x->t_given },
+		{ "per-thread", 0, NULL, "a row per thread of -p or -t", TOOL_OPT_FLAG,
+		  .flag = &o->per_thread },
+		{ "no-big-num", 0, NULL, "no thousands separators in the text report",
+		  TOOL_OPT_FLAG, .flag = &o->no_big_num },
+		{ "verbose", 'v', NULL, "each counter's count, enabled and running ns (perf -v's"
+		  "\nlines) and why events count the default mode, on stderr",
+		  TOOL_OPT_FLAG, .flag = &o->verbose },
+	};
+
+	memcpy(t, opts, sizeof(opts));
+	return sizeof(opts) / sizeof(opts[0]);
+}
+
+/* pmu-stat's own options into t, the table's end after them: how many. */
+static size_t own_options(struct tool_opt *t, struct stat_opts *o, struct parse_extra *x)
+{
+	const struct tool_opt opts[] = {
 		{ "preset", 0, "NAME", "a named group of events, split into sets that fit the"
 		  "\ncounters (default when no -e; the list below, pmu-info --presets)",
 		  TOOL_OPT_STRING, .string = &o->preset, .once = true },
-		{ "interval", 'I', "MS", interval_help, TOOL_OPT_PARSE, .parse = parse_interval,
-		  .ctx = o },
-		{ "output", 'o', "FILE", "write the report there (default: standard error)",
-		  TOOL_OPT_STRING, .string = &o->output },
 		{ "csv", 0, NULL, "report format (default: text, like rpistat.txt)",
-		  TOOL_OPT_CHOICE, .choice = &format, .choice_value = STAT_CSV },
-		{ "json", 0, NULL, NULL, TOOL_OPT_CHOICE, .choice = &format,
+		  TOOL_OPT_CHOICE, .choice = &x->format, .choice_value = STAT_CSV },
+		{ "json", 0, NULL, NULL, TOOL_OPT_CHOICE, .choice = &x->format,
 		  .choice_value = STAT_JSON },
-		{ "field-separator", 'x', "SEP", "perf stat -x lines: value, unit, event, [+- %,]"
-		  "\nrunning ns, % running (<not counted>, <not supported>)",
-		  TOOL_OPT_PARSE, .parse = parse_separator, .ctx = o },
-		{ "repeat", 'r', "N", "run the command N times; counts are the means, with their"
-		  "\nrelative standard error (a run that fails ends them; after the first run, it is"
-		  "\nleft out of the means)",
-		  TOOL_OPT_NUMBER, 1, STAT_MAX_REPEAT, .value = &o->repeat },
-		{ "per-cpu", 0, NULL, "per-CPU breakdown (perf: one counter per CPU and event)",
+		{ "per-cpu", 0, NULL, "the command's counts by CPU (perf backend: a counter per"
+		  "\nCPU and event)",
 		  TOOL_OPT_FLAG, .flag = &o->per_cpu },
-		{ "cpus", 'C', "LIST", "run the command on these CPUs, e.g. 0 or 0,2-3; the module"
-		  "\nbackend counts exactly one CPU (default 0)",
-		  TOOL_OPT_PARSE, .parse = parse_cpus, .ctx = o },
+		{ "pin-cpus", 0, "LIST", "run the command on these CPUs, e.g. 0 or 0,2-3; the"
+		  "\nmodule backend counts exactly one CPU (default 0)",
+		  TOOL_OPT_PARSE, .parse = parse_pin_cpus, .ctx = o },
+		{ "read-period", 0, "MS", x->period_help, TOOL_OPT_PARSE, .parse = parse_interval,
+		  .ctx = o },
 		{ "backend", 0, "B", "auto (perf, else clock), perf, module or clock",
 		  TOOL_OPT_PARSE, .parse = parse_backend, .ctx = o },
 		{ "periods", 0, "FILE", "per-period data: time, CPU, set, event, delta",
@@ -240,48 +417,54 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 		  .string = &o->plot_file },
 		{ NULL },
 	};
+
+	memcpy(t, opts, sizeof(opts));
+	return sizeof(opts) / sizeof(opts[0]);
+}
+
+int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_t errlen)
+{
+	struct tool_opt opts[40];
+	struct parse_extra x = { .format = -1 };
 	const struct tool_cli cli = {
 		.tool = "pmu-stat", .synopsis = "[options] [--] command [args...]",
-		.about = "Counts a whole command (and its children) and writes an rpistat-style report.",
+		.about = "Counts a whole command (and its children) and writes an rpistat-style report.\n"
+			 "The options perf stat has too mean what they mean there.",
 		.opts = opts, .notes = notes, .command = true, .err = err, .errlen = errlen,
 	};
+	const char *why;
+	int first, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->interval_ms = STAT_DEFAULT_INTERVAL_MS;
 	o->backend = STAT_AUTO;
 	o->repeat = 1;
-	snprintf(interval_help, sizeof(interval_help),
-		 "measurement period (default %u): the module backend rotates\n"
-		 "event sets every period; periods are the rows of --periods",
+	snprintf(x.period_help, sizeof(x.period_help),
+		 "how often counts are read (default %u ms): the module backend\n"
+		 "rotates event sets every period; periods are the rows of --periods",
 		 STAT_DEFAULT_INTERVAL_MS);
+	own_options(opts + perf_options(opts, o, &x), o, &x);
 	ret = tool_parse(&cli, argc, argv, &first);
 	if (ret == 0)
 		return 1;
+	if (ret == 2 && (stat_system_wide(o) || o->nr_pids) && strstr(err, "no command to run"))
+		return stat_fail(-EINVAL, err, errlen,
+				 "-a, -C, -p and -t count while a command runs: give one, e.g. -- sleep 10 (perf's counting until Ctrl-C without a command is not implemented)");
 	if (ret == 2)
 		return -EINVAL;
-	if (format >= 0 && o->separator)
-		return stat_fail(-EINVAL, err, errlen, "give at most one of --csv, --json and -x");
-	if (format >= 0)
-		o->format = (enum stat_format)format;
-	if (o->separator)
-		o->format = STAT_SEP;
-	if (o->repeat > 1 && (o->periods_file || o->plot_file || o->per_cpu))
-		return stat_fail(-EINVAL, err, errlen, "--periods, --plot and --per-cpu describe one run: not with -r");
-	if (o->preset && o->nr_event_args)
-		return stat_fail(-EINVAL, err, errlen, "give either -e or --preset, not both");
+	if (x.p_given && x.t_given)
+		return stat_fail(-EINVAL, err, errlen, "give -p or -t, not both");
+	why = refused(o, x.format);
+	if (why)
+		return stat_fail(-EINVAL, err, errlen, "%s", why);
 	if (o->preset && !pmuser_preset_find(o->preset))
 		return stat_fail(-EINVAL, err, errlen, "unknown preset '%s' (see --help)", o->preset);
-	if (o->backend == STAT_MODULE && o->nr_cpus > 1)
-		return stat_fail(-EINVAL, err, errlen, "the module backend counts one CPU: give -C with a single CPU");
-	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
-		return stat_fail(-EINVAL, err, errlen, "the clock backend counts no events: drop -e/--preset");
-	if (o->per_cpu && o->backend == STAT_MODULE)
-		return stat_fail(-EINVAL, err, errlen, "--per-cpu: the module backend counts one CPU, its counts are that CPU's");
-	if (o->per_cpu && o->backend == STAT_CLOCK)
-		return stat_fail(-EINVAL, err, errlen, "--per-cpu: the clock backend counts no events");
-	if ((o->periods_file || o->plot_file) && o->backend == STAT_CLOCK)
-		return stat_fail(-EINVAL, err, errlen, "--%s: the clock backend counts no events",
-				 o->periods_file ? "periods" : "plot");
+	if (x.format >= 0)
+		o->format = (enum stat_format)x.format;
+	if (o->separator)
+		o->format = STAT_SEP;
+	if (o->print_ms)
+		o->interval_ms = o->print_ms;
 	o->argv = argv + first;
 	o->argc = argc - first;
 	return 0;

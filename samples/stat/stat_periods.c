@@ -11,9 +11,9 @@
 #include "stat.h"
 #include "tool_text.h"
 
-static const char *event_name(const struct stat_setup *s, int ev)
+static const char *event_name(const struct stat_setup *s, const struct stat_result *r, int ev)
 {
-	return ev < 0 ? "cycles" : s->ev[ev].name;
+	return ev < 0 ? r->cycles.name : s->ev[ev].name;
 }
 
 int stat_periods_write(FILE *f, const struct stat_setup *s, const struct stat_result *r)
@@ -37,7 +37,7 @@ int stat_periods_write(FILE *f, const struct stat_setup *s, const struct stat_re
 		else
 			snprintf(set, sizeof(set), "%d", p->set);
 		fprintf(f, "%.6f,%.6f,%s,%s,%s,%llu,%.6f\n", (double)p->t_ns / 1e9,
-			(double)p->len_ns / 1e9, cpu, set, event_name(s, p->ev),
+			(double)p->len_ns / 1e9, cpu, set, event_name(s, r, p->ev),
 			(unsigned long long)p->delta, (double)p->running_ns / 1e9);
 	}
 	return ferror(f) ? -EIO : 0;
@@ -136,7 +136,7 @@ int stat_periods_plot(FILE *f, const struct stat_setup *s, const struct stat_res
 			if (pts[k].rate > max)
 				max = pts[k].rate;
 		fprintf(f, "<text x=\"10\" y=\"%d\">", y0 + PANEL_H / 2);
-		tool_xml_text(f, event_name(s, evs[e]));
+		tool_xml_text(f, event_name(s, r, evs[e]));
 		fputs("</text>\n", f);
 		fprintf(f, "<text x=\"10\" y=\"%d\" fill=\"#666\">max %s/s</text>\n",
 			y0 + PANEL_H / 2 + 15, si(buf, sizeof(buf), max));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * pmu-stat's reports: text laid out like rpistat.txt (raw counts, [scaled] full duty-cycle
- * estimates, periods, CPI, PTI rates, ratios, thousands separators), perf stat -x lines, CSV
- * and JSON.
+ * estimates, periods, CPI, PTI rates, ratios, thousands separators), perf stat's -x and -I
+ * lines and -v counts, CSV and JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,10 +15,13 @@
 #include "stat.h"
 #include "tool_text.h"
 
+bool stat_big_num = true;
+
 const char *stat_group(char *buf, size_t len, uint64_t v)
 {
 	const struct lconv *lc = localeconv();
-	const char *sep = lc && lc->thousands_sep && *lc->thousands_sep ? lc->thousands_sep : ",";
+	const char *sep = !stat_big_num ? "" :
+			  lc && lc->thousands_sep && *lc->thousands_sep ? lc->thousands_sep : ",";
 	char digits[32];
 	size_t nd, i, o = 0, seplen = strlen(sep);
 
@@ -111,8 +114,8 @@ static void times(FILE *f, const struct stat_result *r)
 		tv_s(&r->ru.ru_stime));
 }
 
-static void text_system(FILE *f, const struct stat_setup *s, const struct stat_sys *sys,
-			const struct stat_result *r)
+static void text_system(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+			const struct stat_sys *sys, const struct stat_result *r)
 {
 	char buf[200];
 	size_t i;
@@ -143,6 +146,10 @@ static void text_system(FILE *f, const struct stat_setup *s, const struct stat_s
 		label(f, "Preset");
 		fprintf(f, "%s: %s\n", s->preset->name, s->preset->summary);
 	}
+	if (o->mode_why[0]) {
+		label(f, "Default mode");
+		fprintf(f, "%s\n", o->mode_why);
+	}
 	if (r->runs > 1) {
 		label(f, "Runs");
 		fprintf(f, "%u: counts are means, +- their relative standard error\n", r->runs);
@@ -166,13 +173,14 @@ static void text_events(FILE *f, const struct stat_setup *s, const struct stat_r
 		fprintf(f, "  WARNING: the cycle counter never moved while the command ran for %.3f s: this\n"
 			"  machine's PMU does not count (QEMU's ARM1176 is one); the counts below are meaningless\n",
 			(double)r->elapsed_ns / 1e9);
-	fprintf(f, "  [ ... ] = scaled event count (full duty-cycle estimate)\n");
+	fprintf(f, "  [ ... ] = scaled event count (full duty-cycle estimate); metrics are of these\n");
 	fprintf(f, "  PTI     = per thousand instructions\n");
 	label(f, "Period");
 	fprintf(f, "%u ms\n", r->interval_ms);
 	label(f, "Total periods");
 	fprintf(f, "%u\n\n", r->total_periods);
-	print_count(f, &r->cycles, false, r->runs);
+	/* Scaled as every event is: the metrics divide by the cycles' estimate. */
+	print_count(f, &r->cycles, true, r->runs);
 	for (set = 0; set < s->nr_sets; set++) {
 		fputc('\n', f);
 		for (i = 0; i < s->nr_events; i++)
@@ -191,35 +199,67 @@ static void text_events(FILE *f, const struct stat_setup *s, const struct stat_r
 	}
 }
 
+/* The breakdown's row c as perf labels it: "CPU1", or a thread's "comm-tid". */
+static const char *row_label(char *buf, size_t len, const struct stat_result *r, unsigned int c)
+{
+	if (r->rows_are_threads)
+		snprintf(buf, len, "%s-%d", r->thread_comm[c], r->counted_cpus[c]);
+	else
+		snprintf(buf, len, "CPU%d", r->counted_cpus[c]);
+	return buf;
+}
+
 static void text_per_cpu(FILE *f, const struct stat_setup *s, const struct stat_result *r)
 {
-	char buf[40], a[40];
+	char buf[40], a[40], row[48];
 	unsigned int c;
 	size_t i;
 
-	fprintf(f, "\nPer CPU (raw [scaled])\n");
-	label(f, "cycles");
-	for (c = 0; c < r->nr_counted_cpus; c++)
-		if (isnan(r->cycles.cpu_scaled[c]))
-			fprintf(f, "  cpu%d not counted", r->counted_cpus[c]);
-		else
-			fprintf(f, "  cpu%d %s", r->counted_cpus[c],
-				stat_group(buf, sizeof(buf), r->cycles.cpu_raw[c]));
-	fputc('\n', f);
-	for (i = 0; i < s->nr_events; i++) {
-		const struct stat_event *e = &s->ev[i];
+	fprintf(f, "\nPer %s (raw [scaled])\n", r->rows_are_threads ? "thread" : "CPU");
+	/* The cycle counter first, as in the counts above. */
+	for (i = 0; i <= s->nr_events; i++) {
+		const struct stat_event *e = i ? &s->ev[i - 1] : &r->cycles;
 
 		if (!e->supported)
 			continue;
 		label(f, e->name);
 		for (c = 0; c < r->nr_counted_cpus; c++)
 			if (isnan(e->cpu_scaled[c]))
-				fprintf(f, "  cpu%d not counted", r->counted_cpus[c]);
+				fprintf(f, "  %s not counted", row_label(row, sizeof(row), r, c));
 			else
-				fprintf(f, "  cpu%d %s [%s]", r->counted_cpus[c],
+				fprintf(f, "  %s %s [%s]", row_label(row, sizeof(row), r, c),
 					stat_group(buf, sizeof(buf), e->cpu_raw[c]),
 					stat_group(a, sizeof(a), round_u64(e->cpu_scaled[c])));
 		fputc('\n', f);
+	}
+}
+
+/*
+ * The estimate the metrics take for an event counted by several copies, which is none of
+ * the copies' own: so that every metric follows from numbers the report shows.
+ */
+static void text_combined(FILE *f, const struct stat_setup *s)
+{
+	char buf[40];
+	double est;
+	size_t i, k;
+
+	for (i = 0; i < s->nr_events; i++) {
+		const struct stat_event *e = &s->ev[i];
+		unsigned int copies = 0;
+
+		if (e->spec.flags != s->cycle_mode || !e->spec.name)
+			continue;
+		for (k = 0; k < s->nr_events; k++)
+			if (s->ev[k].spec.event == e->spec.event && s->ev[k].spec.flags == e->spec.flags) {
+				if (k < i)
+					break;
+				copies++;
+			}
+		if (k < s->nr_events || copies < 2 || !stat_event_estimate(s, e->spec.event, &est))
+			continue;
+		fprintf(f, "  %s and its %u other copies, combined: [%s] (their raw counts over their duty cycles)\n",
+			e->name, copies - 1, stat_group(buf, sizeof(buf), round_u64(est)));
 	}
 }
 
@@ -228,15 +268,15 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 {
 	struct pmuser_metric_value m[STAT_MAX_METRICS];
 	char cmd[512], tbuf[64];
-	time_t now = time(NULL);
+	time_t started = r->started ? r->started : time(NULL);
 	size_t nm, k;
 
 	command_line(cmd, sizeof(cmd), o);
-	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&now));
+	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&started));
 	fprintf(f, "***************************************************************\n");
 	fprintf(f, "pmu-stat: %s\n%s\n", cmd, tbuf);
 	fprintf(f, "***************************************************************\n\n");
-	text_system(f, s, sys, r);
+	text_system(f, o, s, sys, r);
 	if (r->backend != STAT_PERF && r->backend != STAT_MODULE) {
 		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
 		if (o->per_cpu)
@@ -246,8 +286,10 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	}
 	text_events(f, s, r);
 	nm = stat_metrics(s, r, m, STAT_MAX_METRICS);
-	if (nm)
+	if (nm) {
 		fprintf(f, "\nMetrics (from scaled counts)\n");
+		text_combined(f, s);
+	}
 	for (k = 0; k < nm; k++) {
 		label(f, m[k].label);
 		fprintf(f, "%.3f %s\n", m[k].value, m[k].metric->unit);
@@ -258,49 +300,312 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	return ferror(f) ? -EIO : 0;
 }
 
-/* ---- perf stat -x ------------------------------------------------------------------------ */
+/* ---- perf stat's lines: -x, -I, -v -------------------------------------------------------- */
 
 /*
- * One line per counter as perf stat -x SEP writes them: value, unit, event, the relative
- * standard error of the mean with -r, running time in ns, % of the run counted, and the two
- * metric fields (empty). Values perf would not print are <not counted> and <not supported>;
- * a 0 of an event no PMCEID confirms is <unconfirmed>, since this CPU may not count it.
+ * The metrics perf stat prints beside its generic hardware events, each over another
+ * generic event asked for in the same mode (perf keeps its shadow counts apart by mode). fmt
+ * is -x's, text the text line's, both perf's.
  */
-static void sep_event(FILE *f, const char *sep, const struct stat_event *e,
-		      const struct stat_result *r, bool counted)
-{
-	bool measured = counted && e->supported && e->duty > 0;
+static const struct perf_metric_rule {
+	const char *event;
+	const char *other[2];		/* the divisor, in either spelling */
+	double scale;
+	const char *fmt, *text, *unit;
+} perf_rules[] = {
+	{ "instructions", { "cycles", "cpu-cycles" }, 1.0, "%.2f", "%7.2f ", "insn per cycle" },
+	{ "branch-misses", { "branches", "branch-instructions" }, 100.0, "%.2f", "%7.2f%%",
+	  "of all branches" },
+	{ "cache-misses", { "cache-references" }, 100.0, "%.3f", "%8.3f %%", "of all cache refs" },
+	{ "stalled-cycles-frontend", { "cycles", "cpu-cycles" }, 100.0, "%.2f", "%7.2f%%",
+	  "frontend cycles idle" },
+	{ "stalled-cycles-backend", { "cycles", "cpu-cycles" }, 100.0, "%.2f", "%7.2f%%",
+	  "backend cycles idle" },
+};
 
-	if (!counted || !e->supported)
-		fprintf(f, "<not supported>");
-	else if (!measured)
-		fprintf(f, "<not counted>");
-	else if (e->unconfirmed && !e->raw)
-		fprintf(f, "<unconfirmed>");
-	else
-		fprintf(f, "%" PRIu64, round_u64(e->scaled));
-	fprintf(f, "%s%s%s", sep, sep, e->name);
-	if (r->runs > 1 && measured)
-		fprintf(f, "%s%.2f%%", sep, e->stderr_pct);
-	else if (r->runs > 1)
-		fputs(sep, f);
-	fprintf(f, "%s%" PRIu64 "%s%.2f%s%s\n", sep,
-		round_u64(e->duty * (double)r->elapsed_ns), sep, 100.0 * e->duty, sep, sep);
+static bool is_other(const struct perf_metric_rule *rule, const char *generic)
+{
+	return generic && ((rule->other[0] && !strcmp(rule->other[0], generic)) ||
+			   (rule->other[1] && !strcmp(rule->other[1], generic)));
 }
 
+static const struct perf_metric_rule *perf_metric_at(const struct stat_setup *s, size_t i,
+						     const double values[], double *value)
+{
+	const struct stat_event *e = &s->ev[i];
+	size_t r, k;
+
+	for (r = 0; e->perf_generic && r < sizeof(perf_rules) / sizeof(perf_rules[0]); r++) {
+		const struct perf_metric_rule *rule = &perf_rules[r];
+
+		if (strcmp(rule->event, e->perf_generic) || isnan(values[i]))
+			continue;
+		for (k = 0; k < s->nr_events; k++)
+			if (is_other(rule, s->ev[k].perf_generic) &&
+			    s->ev[k].spec.flags == e->spec.flags && !isnan(values[k]))
+				break;
+		if (k == s->nr_events || values[k] <= 0)
+			return NULL;
+		*value = rule->scale * values[i] / values[k];
+		return rule;
+	}
+	return NULL;
+}
+
+bool stat_perf_metric(const struct stat_setup *s, size_t i, const double values[],
+		      double *value, const char **fmt, const char **unit)
+{
+	const struct perf_metric_rule *rule = perf_metric_at(s, i, values, value);
+
+	if (!rule)
+		return false;
+	*fmt = rule->fmt;
+	*unit = rule->unit;
+	return true;
+}
+
+/* A count perf would print as is: counted, supported, not a 0 nothing confirms. */
+enum sep_value { SEP_COUNT, SEP_NOT_SUPPORTED, SEP_NOT_COUNTED, SEP_UNCONFIRMED };
+
+/*
+ * One line as perf stat -x SEP writes it: [prefix,] value, unit, event, the relative
+ * standard error of the mean with -r, the counter's running time in ns, the share of its
+ * enabled time it ran (100.00 where the two are equal, 0 included, as perf has it), and
+ * the metric's value and unit (empty without one). Values perf would not print are
+ * <not counted> and <not supported>; a 0 of an event no PMCEID confirms is <unconfirmed>,
+ * since this CPU may not count it.
+ */
+static void sep_line(FILE *f, const char *sep, const char *prefix, const char *name,
+		     enum sep_value kind, double value, double enabled, double running,
+		     const struct stat_result *r, double noise, const struct stat_setup *s,
+		     size_t i, const double values[])
+{
+	static const char *const shown[] = {
+		[SEP_NOT_SUPPORTED] = "<not supported>", [SEP_NOT_COUNTED] = "<not counted>",
+		[SEP_UNCONFIRMED] = "<unconfirmed>",
+	};
+	const char *fmt, *unit;
+	double metric;
+
+	if (prefix)
+		fprintf(f, "%s%s", prefix, sep);
+	if (kind == SEP_COUNT)
+		fprintf(f, "%.0f", value);
+	else
+		fputs(shown[kind], f);
+	fprintf(f, "%s%s%s", sep, sep, name);
+	if (r->runs > 1 && kind == SEP_COUNT)
+		fprintf(f, "%s%.2f%%", sep, noise);
+	else if (r->runs > 1)
+		fputs(sep, f);
+	fprintf(f, "%s%.0f%s%.2f", sep, running, sep,
+		running == enabled ? 100.0 : 100.0 * running / enabled);
+	if (kind == SEP_COUNT && s && stat_perf_metric(s, i, values, &metric, &fmt, &unit)) {
+		fputs(sep, f);
+		fprintf(f, fmt, metric);
+		fprintf(f, "%s%s\n", sep, unit);
+	} else {
+		fprintf(f, "%s%s\n", sep, sep);
+	}
+}
+
+/* How event e's count on row c (-1: the total) is printed, and its value. */
+static enum sep_value sep_kind(const struct stat_event *e, int c, bool counted, double *value)
+{
+	double v = c < 0 ? e->scaled : e->cpu_scaled[c];
+	double running = c < 0 ? e->running_ns : e->cpu_running[c];
+	uint64_t raw = c < 0 ? e->raw : e->cpu_raw[c];
+
+	*value = NAN;
+	if (!counted || !e->supported)
+		return SEP_NOT_SUPPORTED;
+	if ((c < 0 && e->duty <= 0) || (c >= 0 && (isnan(v) || running <= 0)))
+		return SEP_NOT_COUNTED;
+	if (e->unconfirmed && !raw)
+		return SEP_UNCONFIRMED;
+	*value = v;
+	return SEP_COUNT;
+}
+
+/* With -o: "# started on ..." and a blank line, as perf stat -o begins its file. */
+static void sep_started(FILE *f, const struct stat_opts *o, const struct stat_result *r)
+{
+	char tbuf[64];
+
+	if (!o->output)
+		return;
+	strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&r->started));
+	fprintf(f, "# started on %s\n\n", tbuf);
+}
+
+/*
+ * perf stat -x: a line per event asked for (the cycle counter pmu-stat adds for its own
+ * metrics is not one), or with -A or --per-thread per event and row, rows within events as
+ * perf orders them.
+ */
 int stat_report_sep(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		    const struct stat_result *r)
 {
 	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
-	struct stat_event cycles = r->cycles;
+	bool rows = (o->no_aggr || o->per_thread) && r->nr_counted_cpus;
+	unsigned int c, nrows = rows ? r->nr_counted_cpus : 1;
+	double values[STAT_MAX_EVENTS];
+	char prefix[48];
+	size_t i, k;
+
+	sep_started(f, o, r);
+	for (i = 0; i < s->nr_events; i++) {
+		const struct stat_event *e = &s->ev[i];
+
+		for (c = 0; c < nrows; c++) {
+			int row = rows ? (int)c : -1;
+			enum sep_value kind = SEP_COUNT;
+
+			for (k = 0; k < s->nr_events; k++) {
+				enum sep_value kk = sep_kind(&s->ev[k], row, counted, &values[k]);
+
+				if (k == i)
+					kind = kk;
+			}
+			sep_line(f, o->separator, rows ? row_label(prefix, sizeof(prefix), r, c) : NULL,
+				 e->name, kind, values[i], rows ? e->cpu_enabled[c] : e->enabled_ns,
+				 rows ? e->cpu_running[c] : e->running_ns, r, e->stderr_pct, s, i,
+				 values);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/*
+ * -I: an event's count on one row of an interval, as perf scales a delta: by its own
+ * enabled / running time. NAN when it never ran in the interval.
+ */
+static double interval_value(const struct pmuser_count *d)
+{
+	if (!d->running)
+		return NAN;
+	return d->enabled == d->running ? (double)d->value :
+	       (double)d->value * (double)d->enabled / (double)d->running;
+}
+
+/*
+ * The rows' deltas of event ev added up, or row c's alone: perf scales the sum of the counts
+ * by the sums of the times.
+ */
+static struct pmuser_count interval_sum(const struct stat_interval *iv, size_t ev, int c)
+{
+	struct pmuser_count sum = { 0 };
+	unsigned int k;
+
+	if (c >= 0)
+		return iv->d[ev][c];
+	for (k = 0; k < iv->nr_rows; k++) {
+		sum.value += iv->d[ev][k].value;
+		sum.enabled += iv->d[ev][k].enabled;
+		sum.running += iv->d[ev][k].running;
+	}
+	return sum;
+}
+
+/* One event's line of an interval, perf stat -I's layout (text, or -x's fields). */
+static void interval_line(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+			  const struct stat_result *r, const struct stat_interval *iv, size_t i,
+			  int c, const double values[])
+{
+	const struct stat_event *e = &s->ev[i];
+	struct pmuser_count d = interval_sum(iv, i, c);
+	enum sep_value kind = !iv->counted || !e->supported ? SEP_NOT_SUPPORTED :
+			      isnan(values[i]) ? SEP_NOT_COUNTED :
+			      e->unconfirmed && !d.value ? SEP_UNCONFIRMED : SEP_COUNT;
+	const struct perf_metric_rule *rule = NULL;
+	char ts[40], row[48], count[40];
+	double metric = 0;
+
+	snprintf(ts, sizeof(ts), "%6llu.%09llu", (unsigned long long)(iv->t_ns / 1000000000u),
+		 (unsigned long long)(iv->t_ns % 1000000000u));
+	if (c >= 0)
+		row_label(row, sizeof(row), r, (unsigned int)c);
+	if (o->format == STAT_SEP) {
+		fprintf(f, "%s%s", ts, o->separator);
+		sep_line(f, o->separator, c >= 0 ? row : NULL, e->name, kind, values[i],
+			 (double)d.enabled, (double)d.running, r, 0, s, i, values);
+		return;
+	}
+	if (kind == SEP_COUNT)
+		stat_group(count, sizeof(count), round_u64(values[i]));
+	else
+		snprintf(count, sizeof(count), "%s", kind == SEP_NOT_SUPPORTED ? "<not supported>" :
+			 kind == SEP_NOT_COUNTED ? "<not counted>" : "<unconfirmed>");
+	fprintf(f, "%s ", ts);
+	if (c >= 0)
+		fprintf(f, "%-*s ", r->rows_are_threads ? 25 : 10, row);
+	fprintf(f, "%18s %-4s %-32s", count, "", e->name);
+	if (kind == SEP_COUNT)
+		rule = perf_metric_at(s, i, values, &metric);
+	if (rule) {
+		fputs(" # ", f);
+		fprintf(f, rule->text, metric);
+		fprintf(f, " %s", rule->unit);
+	}
+	if (kind == SEP_COUNT && d.running < d.enabled)
+		fprintf(f, "  (%.2f%%)", 100.0 * (double)d.running / (double)d.enabled);
+	fputc('\n', f);
+}
+
+int stat_report_interval(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+			 const struct stat_result *r, const struct stat_interval *iv,
+			 unsigned int *printed)
+{
+	bool rows = (o->no_aggr || o->per_thread) && r->nr_counted_cpus;
+	unsigned int c, nrows = rows ? r->nr_counted_cpus : 1;
+	double values[STAT_MAX_EVENTS];
+	size_t i, k;
+
+	if (!*printed)
+		sep_started(f, o, r);
+	/* perf repeats the text header every 25 intervals. */
+	if (o->format != STAT_SEP && *printed % 25 == 0)
+		fprintf(f, "#           time %s%*s unit events\n",
+			!rows ? "" : r->rows_are_threads ? "comm-tid                  " : "CPU        ",
+			18, "counts");
+	(*printed)++;
+	for (i = 0; i < s->nr_events; i++) {
+		for (c = 0; c < nrows; c++) {
+			int row = rows ? (int)c : -1;
+
+			for (k = 0; k < s->nr_events; k++) {
+				struct pmuser_count d = interval_sum(iv, k, row);
+
+				values[k] = iv->counted && s->ev[k].supported ?
+					    interval_value(&d) : NAN;
+			}
+			interval_line(f, o, s, r, iv, i, row, values);
+		}
+	}
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+void stat_report_verbose(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
+			 const struct stat_result *r)
+{
 	size_t i;
 
-	if (!counted)
-		snprintf(cycles.name, sizeof(cycles.name), "cycles");
-	sep_event(f, o->separator, &cycles, r, counted);
-	for (i = 0; i < s->nr_events; i++)
-		sep_event(f, o->separator, &s->ev[i], r, counted);
-	return ferror(f) ? -EIO : 0;
+	if (o->mode_why[0])
+		fprintf(f, "pmu-stat: events without a mode count %s\n", o->mode_why);
+	fprintf(f, "pmu-stat: %s\n", r->backend_desc);
+	/* perf -v's "event: count enabled running", the cycle counter pmu-stat adds last. */
+	for (i = 0; i <= s->nr_events; i++) {
+		const struct stat_event *e = i < s->nr_events ? &s->ev[i] : &r->cycles;
+
+		if (i == s->nr_events && !r->have_cycles)
+			break;
+		if (!e->supported)
+			fprintf(f, "%s: not supported\n", e->name);
+		else
+			fprintf(f, "%s: %" PRIu64 " %.0f %.0f\n", e->name, e->raw, e->enabled_ns,
+				e->running_ns);
+	}
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * System information for pmu-stat's report: CPUs and their MIDRs (from the pmuser device
- * when it is loaded, else sysfs or /proc/cpuinfo), the PMU, the machine.
+ * when it is loaded, else sysfs or /proc/cpuinfo), the PMU, the machine; the mode perf counts
+ * events in by default for this process; the threads of -p's processes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -135,6 +136,21 @@ void stat_sys_collect(struct stat_sys *sys)
 			 PMUSER_DEVICE);
 }
 
+int stat_online_cpus(int *cpus, unsigned int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	char line[256];
+	int n = -ENOENT;
+
+	if (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		n = stat_parse_cpus(line, cpus, max);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
 bool stat_sys_has_cpu(const struct stat_sys *sys, int cpu)
 {
 	unsigned int i;
@@ -153,4 +169,106 @@ uint32_t stat_sys_midr(const struct stat_sys *sys)
 		if (sys->cpu[i].midr)
 			return sys->cpu[i].midr;
 	return 0;
+}
+
+/* ---- the default mode --------------------------------------------------------------------- */
+
+const char *stat_mode_suffix(uint32_t mode)
+{
+	switch (mode & PMUSER_COUNT_MASK) {
+	case PMUSER_COUNT_KERNEL: return "k";
+	case PMUSER_COUNT_MASK: return "uk";
+	default: return "u";
+	}
+}
+
+/* The effective capabilities (CapEff of /proc/self/status), 0 if unknown. */
+static uint64_t effective_caps(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long caps = 0;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+#define CAP_BIT_SYS_ADMIN	21
+#define CAP_BIT_PERFMON		38
+
+uint32_t stat_default_mode(char *why, size_t len)
+{
+	uint64_t caps = effective_caps();
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int paranoid = 0;
+	bool known = f && fscanf(f, "%d", &paranoid) == 1;
+
+	if (f)
+		fclose(f);
+	/* The kernel's rule for counting kernel mode (perf_allow_kernel()), which perf follows. */
+	if (caps & (1ULL << CAP_BIT_PERFMON | 1ULL << CAP_BIT_SYS_ADMIN)) {
+		snprintf(why, len, "user and kernel, as perf counts them (this process has %s)",
+			 caps & 1ULL << CAP_BIT_PERFMON ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
+		return PMUSER_COUNT_MASK;
+	}
+	if (known && paranoid <= 1) {
+		snprintf(why, len, "user and kernel, as perf counts them (perf_event_paranoid %d)",
+			 paranoid);
+		return PMUSER_COUNT_MASK;
+	}
+	/* perf reads an unknown level as the strictest. */
+	if (known)
+		snprintf(why, len, "user only, as perf falls back to :u: perf_event_paranoid %d and no CAP_PERFMON or CAP_SYS_ADMIN keep kernel mode from this user",
+			 paranoid);
+	else
+		snprintf(why, len, "user only, as perf falls back to :u: perf_event_paranoid cannot be read and this process has no CAP_PERFMON or CAP_SYS_ADMIN");
+	return PMUSER_COUNT_USER;
+}
+
+/* ---- -p and -t ---------------------------------------------------------------------------- */
+
+int stat_threads(pid_t pid, pid_t *tids, unsigned int max)
+{
+	char path[64];
+	struct dirent *e;
+	unsigned int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((e = readdir(d))) {
+		long tid = strtol(e->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		if (n == max) {
+			closedir(d);
+			return -E2BIG;
+		}
+		tids[n++] = (pid_t)tid;
+	}
+	closedir(d);
+	return n ? (int)n : -ESRCH;
+}
+
+void stat_thread_comm(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "?");
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	if (f)
+		fclose(f);
 }

@@ -81,7 +81,7 @@ TEST(ambiguous_abbreviation_names_the_candidates)
 	char out[16384];
 
 	EXPECT_EQ(2, tool_run(BIN "pmu-stat --c -- true 2>&1", false, out, sizeof(out)));
-	EXPECT_STREQ("pmu-stat: option '--c' is ambiguous: --csv, --cpus\n", out);
+	EXPECT_STREQ("pmu-stat: option '--c' is ambiguous: --cpu, --csv\n", out);
 	EXPECT_EQ(2, tool_run(BIN "pmu-stat --no-such=3 -- true 2>&1", false, out, sizeof(out)));
 	EXPECT_STREQ("pmu-stat: unknown option '--no-such' (see --help)\n", out);
 	/* An abbreviation of one option is that option. */
@@ -135,7 +135,9 @@ TEST(bad_outputs_and_layouts_are_usage_errors)
 		{ "pmu-lat --pattern page -s 6000 -o pmuser-cli.keep",
 		  "must be a multiple of the" },
 		{ "pmu-stat -o pmuser-cli.keep -C 63 -- true",
-		  "-C: CPU 63 is not online or not allowed" },
+		  "-C: CPU 63 is not online" },
+		{ "pmu-stat -o pmuser-cli.keep --pin-cpus 63 -- true",
+		  "--pin-cpus: CPU 63 is not online or not allowed" },
 		{ "pmu-sweep --sizes 4K,8K -o pmuser-cli.keep --svg pmuser-cli.svg",
 		  "--svg: the plot needs at least 3 sizes, these are 2" },
 	};
@@ -159,7 +161,7 @@ TEST(bad_outputs_and_layouts_are_usage_errors)
  */
 TEST(help_lists_only_real_options)
 {
-	char cmd[512], out[16384], res[4096];
+	char cmd[512], out[16384], res[16384];
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		unsigned int checked = 0;
