@@ -272,8 +272,8 @@ demo:
 bench-scale:
 	bash $(TOP)/emu/bench-scale.sh
 
-# The README's read and context-switch costs: arm64-6.1, armhf-6.1, armhf-6.12-v8
-# (emu/bench-overhead.sh).
+# The read and context-switch costs of docs/design.md ("Read costs"): arm64-6.1, armhf-6.1,
+# armhf-6.12-v8 (emu/bench-overhead.sh).
 bench-overhead:
 	bash $(TOP)/emu/bench-overhead.sh
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make bench-overhead: the README's read and context-switch costs. Boots each target in turn
+# make bench-overhead: the read and context-switch costs of docs/design.md. Boots each target
 # with pmuser.ko loaded and prints pmu-overhead's table there (every read method, its peers
 # where linked in, and the context-switch rows), under -icount shift=0 as every guest runs:
 # counted instructions are exact and the guest's clock advances one ns per instruction.

@@ -281,7 +281,7 @@ struct process_grant {
 /*
  * Grants with PMUSER_ACCESS_PROCESS, then creates a thread and a process that read. All of
  * them stay alive until told: a granted thread that exits can leave its CPU readable to the
- * next thread there (README, "Limits").
+ * next thread there (docs/design.md, "Limits in detail").
  */
 static void *process_grant_main(void *arg)
 {
