@@ -80,8 +80,9 @@ TEST(ambiguous_abbreviation_names_the_candidates)
 {
 	char out[16384];
 
-	EXPECT_EQ(2, tool_run(BIN "pmu-stat --c -- true 2>&1", false, out, sizeof(out)));
-	EXPECT_STREQ("pmu-stat: option '--c' is ambiguous: --cpu, --csv\n", out);
+	EXPECT_EQ(2, tool_run(BIN "pmu-stat --per -- true 2>&1", false, out, sizeof(out)));
+	EXPECT_STREQ("pmu-stat: option '--per' is ambiguous: --per-thread, --per-cpu, --periods\n",
+		     out);
 	EXPECT_EQ(2, tool_run(BIN "pmu-stat --no-such=3 -- true 2>&1", false, out, sizeof(out)));
 	EXPECT_STREQ("pmu-stat: unknown option '--no-such' (see --help)\n", out);
 	/* An abbreviation of one option is that option. */
@@ -122,8 +123,8 @@ TEST(bad_outputs_and_layouts_are_usage_errors)
 	static const char *const bad[][2] = {
 		{ "pmu-stat -o pmuser-cli.keep --periods pmuser-cli.keep -- true",
 		  "-o and --periods name the same file" },
-		{ "pmu-stat -o pmuser-cli.keep --plot ./pmuser-cli.keep -- true",
-		  "-o and --plot name the same file" },
+		{ "pmu-stat -o pmuser-cli.keep --svg ./pmuser-cli.keep -- true",
+		  "-o and --svg name the same file" },
 		{ "pmu-lat -n 100 -o pmuser-cli.keep --raw pmuser-cli.keep",
 		  "--raw and -o name the same file" },
 		{ "pmu-sweep --sizes 4K,8K,16K -t 0.05 -r 1 -o pmuser-cli.keep "
