@@ -96,7 +96,7 @@ TEST(ambiguous_abbreviation_names_the_candidates)
  */
 TEST(unwritable_output_is_an_error)
 {
-	static const char *const runs[] = { "pmu-info", "pmu-matrix -n 8" };
+	static const char *const runs[] = { "pmu-info", "pmu-matrix --order 8" };
 	char cmd[512], out[16384];
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
@@ -125,9 +125,9 @@ TEST(bad_outputs_and_layouts_are_usage_errors)
 		  "-o and --periods name the same file" },
 		{ "pmu-stat -o pmuser-cli.keep --svg ./pmuser-cli.keep -- true",
 		  "-o and --svg name the same file" },
-		{ "pmu-lat -n 100 -o pmuser-cli.keep --raw pmuser-cli.keep",
+		{ "pmu-lat --samples 100 -o pmuser-cli.keep --raw pmuser-cli.keep",
 		  "--raw and -o name the same file" },
-		{ "pmu-sweep --sizes 4K,8K,16K -t 0.05 -r 1 -o pmuser-cli.keep "
+		{ "pmu-sweep --sizes 4K,8K,16K --budget 0.05 -r 1 -o pmuser-cli.keep "
 		  "--svg pmuser-cli.keep", "-o and --svg name the same file" },
 		{ "pmu-lat --pattern stride --stride 12 -o pmuser-cli.keep",
 		  "--stride '12': not a multiple of" },
@@ -174,7 +174,7 @@ TEST(help_lists_only_real_options)
 
 			if (strncmp(line, "  -", 3) && strncmp(line, "      --", 8))
 				continue;
-			end = strstr(line + 2, "  ");
+			end = strstr(line + strspn(line, " "), "  ");
 			if (end)
 				*end = '\0';
 			for (p = strstr(line, "--"); p; p = strstr(p + 2, "--")) {
@@ -205,20 +205,21 @@ TEST(sizes_take_one_syntax)
 	char cmd[512], out[16384];
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		snprintf(cmd, sizeof(cmd), BIN "pmu-chase -s %s -i 2", sizes[i]);
+		snprintf(cmd, sizeof(cmd), BIN "pmu-chase -s %s --iterations 2", sizes[i]);
 		EXPECT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("pmu-chase -s %s: %s",
 									 sizes[i], out);
-		snprintf(cmd, sizeof(cmd), BIN "pmu-sweep --sizes 4K,%s,64K -t 0.01 -r 1", sizes[i]);
+		snprintf(cmd, sizeof(cmd), BIN "pmu-sweep --sizes 4K,%s,64K --budget 0.01 -r 1", sizes[i]);
 		EXPECT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("pmu-sweep %s: %s",
 									 sizes[i], out);
 	}
-	EXPECT_EQ(2, tool_run(BIN "pmu-chase -s 16Kx -i 2", true, out, sizeof(out)));
+	EXPECT_EQ(2, tool_run(BIN "pmu-chase -s 16Kx --iterations 2", true, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "K, KB, KiB")) TH_LOG("%s", out);
 }
 
 /*
  * A kernel's predicted count that overflows 64 bits is over the budget, not wrapped below it
- * (pmu-misp -s 1G --ones -i 2863311529 would otherwise pass the check and run for ages).
+ * (pmu-misp -s 1G --ones --iterations 2863311529 would otherwise pass the check and run for
+ * ages).
  */
 TEST(instruction_budget_survives_overflow)
 {
@@ -244,20 +245,20 @@ TEST(workload_tools_name_their_units_and_claims)
 {
 	char out[16384];
 
-	ASSERT_EQ(0, tool_run(BIN "pmu-overhead -p -n 200 -r 2", true, out, sizeof(out)));
+	ASSERT_EQ(0, tool_run(BIN "pmu-overhead -f kv --reads 200 -r 2", true, out, sizeof(out)));
 	if (strstr(out, "backend=clock")) {
 		EXPECT_NE(NULL, strstr(out, "method=clock available=1 counters=1 ns="))
 			TH_LOG("%s", out);
 		EXPECT_EQ(NULL, strstr(out, "cycles=")) TH_LOG("%s", out);
 	}
 	if (!WL_PREDICTS) {
-		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K -i 2", true, out, sizeof(out)));
+		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K --iterations 2", true, out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "data-dependent branches: not known"))
 			TH_LOG("%s", out);
-		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K -i 2 -p", true, out, sizeof(out)));
+		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K --iterations 2 -f kv", true, out, sizeof(out)));
 		EXPECT_EQ(NULL, strstr(out, "data_branches=")) TH_LOG("%s", out);
 	}
-	ASSERT_EQ(0, tool_run(BIN "pmu-matrix -n 5", true, out, sizeof(out)));
+	ASSERT_EQ(0, tool_run(BIN "pmu-matrix --order 5", true, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "(100 B each)")) TH_LOG("%s", out);
 }
 
