@@ -198,6 +198,134 @@ TEST(help_lists_only_real_options)
 	}
 }
 
+/* An option of a tool's usage: letter (0: long only), long name, whether it takes a value. */
+struct usage_opt {
+	const char *tool;
+	char letter;
+	char name[32];
+	bool arg;
+};
+
+/*
+ * The options of tool's --help into o (at most max), up to its -h/--help line: an option
+ * line's left column is "-x, --name ARG" or "    --name ARG", then ", --other" for each
+ * other name of the same option (long only, taking what the first takes). Returns how many.
+ */
+static size_t usage_opts(const char *tool, struct usage_opt *o, size_t max)
+{
+	static char out[16384];
+	char cmd[512];
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd), BIN "%s --help", tool);
+	if (tool_run(cmd, false, out, sizeof(out)))
+		return 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char letter = 0, *end, *p;
+		bool arg = false, first = true;
+
+		if (!strncmp(line, "  -", 3) && line[3] != '-')
+			letter = line[3];
+		else if (strncmp(line, "      --", 8))
+			continue;
+		end = strstr(line + strspn(line, " "), "  ");
+		if (end)
+			*end = '\0';
+		for (p = strstr(line, "--"); p && n < max; p = strstr(p + 2, "--"), first = false) {
+			size_t len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+
+			if (first)
+				arg = p[2 + len] == ' ' && p[3 + len] >= 'A' && p[3 + len] <= 'Z';
+			o[n] = (struct usage_opt){ .tool = tool, .letter = first ? letter : 0,
+						   .arg = arg };
+			snprintf(o[n].name, sizeof(o[n].name), "%.*s", (int)len, p + 2);
+			n++;
+		}
+		if (n && !strcmp(o[n - 1].name, "help"))
+			break;
+	}
+	return n;
+}
+
+/*
+ * perf stat's options that have a letter: a tool that takes one of these letters takes it
+ * under perf's long name, with a value where perf's takes one.
+ */
+static const struct usage_opt perf_stat[] = {
+	{ "perf", 'e', "event", true }, { "perf", 'x', "field-separator", true },
+	{ "perf", 'I', "interval-print", true }, { "perf", 'r', "repeat", true },
+	{ "perf", 'o', "output", true }, { "perf", 'C', "cpu", true },
+	{ "perf", 'a', "all-cpus", false }, { "perf", 'p', "pid", true },
+	{ "perf", 't', "tid", true }, { "perf", 'A', "no-aggr", false },
+	{ "perf", 'v', "verbose", false }, { "perf", 'b', "bpf-prog", true },
+	{ "perf", 'c', "scale", false }, { "perf", 'n', "null", false },
+	{ "perf", 'd', "detailed", false }, { "perf", 'S', "sync", false },
+	{ "perf", 'G', "cgroup", true }, { "perf", 'M', "metrics", true },
+	{ "perf", 'T', "transaction", false }, { "perf", 'B', "big-num", false },
+	{ "perf", 'D', "delay", true }, { "perf", 'j', "json-output", false },
+	{ "perf", 'h', "help", false }, { "perf", 'i', "no-inherit", false },
+};
+
+static const char *letter_name(char letter, char *buf)
+{
+	if (!letter)
+		return "long only";
+	buf[0] = '-';
+	buf[1] = letter;
+	buf[2] = '\0';
+	return buf;
+}
+
+/*
+ * One vocabulary across the tools, perf stat's where it has the letter: a letter is one long
+ * name in every tool, a long name has one letter (or none) in every tool, and a letter perf
+ * stat has means there what it means in perf stat.
+ */
+TEST(one_option_vocabulary)
+{
+	static struct usage_opt all[1024];
+	size_t n = 0, tools_n = sizeof(tools) / sizeof(tools[0]);
+	char a[4], b[4];
+
+	for (size_t t = 0; t <= tools_n; t++) {
+		const char *tool = t < tools_n ? tools[t] : "pmu-scale";
+		size_t got = usage_opts(tool, all + n, sizeof(all) / sizeof(all[0]) - n);
+
+		EXPECT_LE(2U, got) TH_LOG("%s: no options found in its usage", tool);
+		n += got;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct usage_opt *o = &all[i];
+
+		for (size_t j = 0; j < i; j++) {
+			const struct usage_opt *f = &all[j];
+
+			if (o->letter && o->letter == f->letter)
+				EXPECT_STREQ(f->name, o->name)
+					TH_LOG("-%c is --%s in %s but --%s in %s", o->letter,
+					       f->name, f->tool, o->name, o->tool);
+			if (!strcmp(o->name, f->name))
+				EXPECT_EQ(f->letter, o->letter)
+					TH_LOG("--%s is %s in %s but %s in %s", o->name,
+					       letter_name(f->letter, a), f->tool,
+					       letter_name(o->letter, b), o->tool);
+		}
+		for (size_t k = 0; o->letter && k < sizeof(perf_stat) / sizeof(perf_stat[0]); k++) {
+			const struct usage_opt *p = &perf_stat[k];
+
+			if (p->letter != o->letter)
+				continue;
+			EXPECT_STREQ(p->name, o->name)
+				TH_LOG("%s: -%c is --%s, perf stat's is --%s", o->tool, o->letter,
+				       o->name, p->name);
+			EXPECT_EQ(p->arg, o->arg)
+				TH_LOG("%s: -%c takes %s, perf stat's -%c %s", o->tool, o->letter,
+				       o->arg ? "a value" : "none", p->letter,
+				       p->arg ? "takes one" : "takes none");
+		}
+	}
+}
+
 /* 16K, 16KB and 16KiB are one size everywhere; a wrong suffix names the ones allowed. */
 TEST(sizes_take_one_syntax)
 {
