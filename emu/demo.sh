@@ -11,7 +11,7 @@ echo "\$ uname -r -m"; uname -r -m
 echo "\$ lsmod | grep pmuser"; lsmod | grep pmuser
 echo "\$ pmu-info"; pmu-info
 echo "\$ pmu-hello"; pmu-hello
-echo "\$ pmu-lat -s 16K -n 2000"; pmu-lat -s 16K -n 2000
+echo "\$ pmu-lat -s 16K --samples 2000"; pmu-lat -s 16K --samples 2000
 echo "\$ pmu-stat --pin-cpus 0 -- pmu-spin 1000000"; pmu-stat --pin-cpus 0 -- pmu-spin 1000000
-echo "\$ pmu-matrix -n 32"; pmu-matrix -n 32
+echo "\$ pmu-matrix --order 32"; pmu-matrix --order 32
 echo "\$ pmu-overhead"; pmu-overhead'

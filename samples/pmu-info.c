@@ -278,7 +278,7 @@ int main(int argc, char **argv)
 {
 	bool all_events = false, presets = false;
 	const struct tool_opt opts[] = {
-		{ "events", 'e', NULL, "list every known event, marking the unsupported ones",
+		{ "events", 0, NULL, "list every known event, marking the unsupported ones",
 		  TOOL_OPT_FLAG, .flag = &all_events },
 		{ "presets", 0, NULL, "list the event presets (pmu-stat --preset, pmuser_preset_find)",
 		  TOOL_OPT_FLAG, .flag = &presets },

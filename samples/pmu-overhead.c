@@ -35,7 +35,7 @@
 #define SET_N 3
 
 static const char notes[] =
-	"\nmethods (the method= key of -p lines):\n"
+	"\nmethods (the method= key of -f kv lines):\n"
 	"  raw        inline read of the cycle counter (pmuser_cycles_read)\n"
 	"  serial     the same after a barrier (pmuser_cycles_read_serial)\n"
 	"  inline3    pmuser_counter_read_n() of the 3 counters, constant registers\n"
@@ -71,7 +71,7 @@ static const char notes[] =
 typedef void (*read_fn)(void *ctx);
 
 struct method {
-	const char *key;		/* parsable name */
+	const char *key;		/* the method= key of -f kv lines */
 	const char *name;
 	unsigned int counters;		/* values one read returns */
 	char detail[96];
@@ -783,7 +783,7 @@ static int switch_pmuser_against(const struct switch_cost *sw)
 #endif
 }
 
-static void print_switch_parsable(const struct switch_cost *sw)
+static void print_switch_kv(const struct switch_cost *sw)
 {
 	const double *ns = sw->ns;
 	int against = switch_pmuser_against(sw);
@@ -841,7 +841,7 @@ static void print_switch_table(const struct switch_cost *sw)
 		       ns[PP_INHERITED], ns[PP_INHERITED] - ns[PP_PLAIN]);
 }
 
-static void print_parsable(const struct wl_harness *h, const struct method *methods,
+static void print_kv(const struct wl_harness *h, const struct method *methods,
 			   const struct switch_cost *sw, uint64_t reads, uint64_t runs)
 {
 	const struct method *all = &methods[ALL];
@@ -871,7 +871,7 @@ static void print_parsable(const struct wl_harness *h, const struct method *meth
 			printf(" why=\"%s\"", m->why);
 		putchar('\n');
 	}
-	print_switch_parsable(sw);
+	print_switch_kv(sw);
 }
 
 static void print_table(const struct wl_harness *h, const struct method *methods,
@@ -941,9 +941,9 @@ int main(int argc, char **argv)
 	};
 	uint64_t reads = 1000, runs = 5, inline_values[SET_N];
 	const struct tool_opt opts[] = {
-		{ "reads", 'n', "N", "reads per measurement (default 1000; halved after a flagged one)",
+		{ "reads", 0, "N", "reads per measurement (default 1000; halved after a flagged one)",
 		  TOOL_OPT_NUMBER, 1, 1000000, .value = &reads },
-		{ "runs", 'r', "R", "measurements per method, minimum kept (default 5)",
+		{ "repeat", 'r', "R", "measurements per method, minimum kept (default 5)",
 		  TOOL_OPT_NUMBER, 1, 1000, .value = &runs },
 		{ NULL },
 	};
@@ -953,13 +953,13 @@ int main(int argc, char **argv)
 	struct wl_harness h;
 	struct timespec ts;
 	unsigned int k;
-	bool parsable;
+	bool kv;
 	int status;
 
 	wl_usage_notes = notes;
 	status = wl_parse_options(TOOL,
 				  "What reading counters costs, for every way of reading, side by side in one run.",
-				  "table", opts, argc, argv, &parsable);
+				  "table", opts, argc, argv, &kv);
 	if (status >= 0)
 		return status;
 
@@ -969,7 +969,7 @@ int main(int argc, char **argv)
 #else
 #define INST_SPEC "inst_retired:u,inst_retired:uk"
 #endif
-	if (wl_open_spec(&h, TOOL, parsable, INST_SPEC,
+	if (wl_open_spec(&h, TOOL, kv, INST_SPEC,
 			 PMUSER_COUNT_USER | PMUSER_COUNT_KERNEL))
 		return 1;
 	methods_setup(methods, &h, &all_ctx, &ts, inline_values);
@@ -986,8 +986,8 @@ int main(int argc, char **argv)
 		snprintf(sw.why, sizeof(sw.why), "needs the module (counters use %s)",
 			 pmuser_backend_name(pmuser_counters_backend(h.c)));
 
-	if (parsable)
-		print_parsable(&h, methods, &sw, reads, runs);
+	if (kv)
+		print_kv(&h, methods, &sw, reads, runs);
 	else
 		print_table(&h, methods, &sw, reads, runs);
 	wl_close(&h);

@@ -5,7 +5,7 @@
  * instruction, branch and load counts of the kernel next to the measured ones, and the
  * cycles per load: the latency of the memory level the list fits in.
  *
- * usage: pmu-chase [-s SIZE] [-i ITERATIONS] [-l LINE] [--seed N] [--sequential] [-p]
+ * usage: pmu-chase [-s SIZE] [--iterations N] [-l LINE] [--seed N] [--sequential] [-f FMT]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,11 +76,11 @@ int main(int argc, char **argv)
 		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 32 << 10, iterations = 0, line = 64, seed = 1, nodes;
-	bool sequential = false, seed_set = false, parsable;
+	bool sequential = false, seed_set = false, kv;
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "list size in bytes, K/M/G suffixes (default 32K)",
 		  TOOL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
-		{ "iterations", 'i', "N", "traversals of the whole list (default: about 1M loads)",
+		{ "iterations", 0, "N", "traversals of the whole list (default: about 1M loads)",
 		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ "line", 'l', "BYTES", "node size: one cache line (default 64)",
 		  TOOL_OPT_NUMBER, sizeof(void *), 4096, sizeof(void *), .value = &line },
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	status = wl_parse_options(TOOL,
 				  "Pointer chase through cache-line nodes in a random order, counted against the\n"
 				  "prediction.",
-				  "report", opts, argc, argv, &parsable);
+				  "report", opts, argc, argv, &kv);
 	if (status >= 0)
 		return status;
 	if (sequential && seed_set)
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	if (!mem)
 		return 1;
 
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0]))) {
+	if (wl_open(&h, TOOL, kv, events, sizeof(events) / sizeof(events[0]))) {
 		free(mem);
 		return 1;
 	}
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	snprintf(legend, sizeof(legend), "N=%" PRIu64 " nodes, I=%" PRIu64 " traversals", nodes,
 		 iterations);
 	wl_report(&h, what, &col, 1, legend);
-	if (!parsable && col.measured)
+	if (!kv && col.measured)
 		wl_print_per_load(&h, "latency: ", col.value[WL_CYCLES], nodes * iterations);
 	wl_close(&h);
 	free(mem);

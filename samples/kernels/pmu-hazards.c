@@ -8,7 +8,7 @@
  * Reports cycles, instructions (predicted exactly), IPC, and the stall and mispredict events
  * where the PMU has them.
  *
- * usage: pmu-hazards [-i ITERATIONS] [-s SIZE] [-p]
+ * usage: pmu-hazards [--iterations N] [-s SIZE] [-f FMT]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -135,9 +135,9 @@ int main(int argc, char **argv)
 		WL_EV_BR_RETIRED,
 	};
 	uint64_t iterations = 100000, size = 64 << 10;
-	bool parsable, have_div;
+	bool kv, have_div;
 	const struct tool_opt opts[] = {
-		{ "iterations", 'i', "N", "iterations of the 8-operation blocks (default 100000)",
+		{ "iterations", 0, "N", "iterations of the 8-operation blocks (default 100000)",
 		  TOOL_OPT_NUMBER, 1, 100000000, .value = &iterations },
 		{ "size", 's', "SIZE", "bytes scanned by the control-hazard pair (default 64K)",
 		  TOOL_OPT_SIZE, 1, 64 << 20, .value = &size },
@@ -158,13 +158,13 @@ int main(int argc, char **argv)
 				  "Pipeline hazard kernels in pairs, one with the hazard and one without, of about the\n"
 				  "same instructions (each counted against its prediction): compare a pair's IPC.\n"
 				  "The asm kernels (AArch64, ARM) make such pairs; the C ones elsewhere do not.",
-				  "report", opts, argc, argv, &parsable);
+				  "report", opts, argc, argv, &kv);
 	if (status >= 0)
 		return status;
 	if (scans_make(&sc, size))
 		return 1;
 	have_div = wl_have_divide(&no_div);
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0]))) {
+	if (wl_open(&h, TOOL, kv, events, sizeof(events) / sizeof(events[0]))) {
 		free(sc.random);
 		free(sc.ones_only);
 		return 1;
@@ -176,11 +176,11 @@ int main(int argc, char **argv)
 	snprintf(legend, sizeof(legend), "I=%" PRIu64 " iterations; scans: S=%" PRIu64
 		 " bytes, K='1' bytes, I=1 pass", iterations, size);
 	wl_report(&h, what, cols, ncols, legend);
-	if (!have_div && !parsable)
+	if (!have_div && !kv)
 		printf("\ndiv_indep: skipped: %s\n", no_div);
 	else if (!have_div)
 		printf("wl tool=" TOOL " run=div_indep skipped=\"%s\"\n", no_div);
-	if (!parsable && wl_measured(cols, ncols))
+	if (!kv && wl_measured(cols, ncols))
 		print_hazards(&h, cols, wl_measured(cols, ncols), have_div);
 	wl_close(&h);
 	free(sc.random);

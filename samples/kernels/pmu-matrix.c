@@ -5,7 +5,7 @@
  * in closed form (cubic in N); cycles, IPC and cache refills show what the access order does.
  * Both results are checked against a plain C product.
  *
- * usage: pmu-matrix [-n N] [--seed N] [-p]
+ * usage: pmu-matrix [--order N] [--seed N] [-f FMT]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,9 +42,9 @@ int main(int argc, char **argv)
 		WL_EV_STALL_FRONTEND, WL_EV_STALL_BACKEND,
 	};
 	uint64_t n = 128, seed = 1, i;
-	bool parsable;
+	bool kv;
 	const struct tool_opt opts[] = {
-		{ "order", 'n', "N", "matrix order: N x N int32 (default 128, at most "
+		{ "order", 0, "N", "matrix order: N x N int32 (default 128, at most "
 		  MAX_ORDER_TEXT ")", TOOL_OPT_NUMBER, 1, MAX_ORDER, .value = &n },
 		{ "seed", 0, "N", "random fill seed (default 1)",
 		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed },
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	status = wl_parse_options(TOOL,
 				  "Integer matrix multiply in (i, j, k) and (i, k, j) order, counted against the\n"
 				  "prediction.",
-				  "report", opts, argc, argv, &parsable);
+				  "report", opts, argc, argv, &kv);
 	if (status >= 0)
 		return status;
 	bytes = (size_t)(n * n) * sizeof(int32_t);
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	    wl_check_budget(TOOL, "the interchanged product", &cols[1].pred))
 		return 2;
 
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+	if (wl_open(&h, TOOL, kv, events, sizeof(events) / sizeof(events[0])))
 		return 1;
 	args = (struct wl_matrix_args){ (uintptr_t)a, (uintptr_t)b, (uintptr_t)c, n };
 	for (k = 0; k < 2; k++) {
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 		 size_format(sizebuf, sizeof(sizebuf), bytes));
 	snprintf(legend, sizeof(legend), "N=%" PRIu64 " matrix order", n);
 	wl_report(&h, what, cols, 2, legend);
-	if (!parsable && wl_measured(cols, 2) == 2 && cols[0].value[WL_CYCLES] > 0 &&
+	if (!kv && wl_measured(cols, 2) == 2 && cols[0].value[WL_CYCLES] > 0 &&
 	    cols[1].value[WL_CYCLES] > 0)
 		printf("\ninterchange vs textbook: %.3fx the %s (Cortex-A72 in the seed, -O0 code: "
 		       "IPC 0.909 vs 2.053)\n",

@@ -5,7 +5,7 @@
  * loop branch is always predicted. Half of the data branches, so a quarter of all branches,
  * should mispredict. Branch counts are predicted exactly; the mispredict rate is hardware's.
  *
- * usage: pmu-misp [-s SIZE] [-i ITERATIONS] [--seed N] [--ones | --zeros] [-p]
+ * usage: pmu-misp [-s SIZE] [--iterations N] [--seed N] [--ones | --zeros] [-f FMT]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,19 +17,19 @@
 
 /* After the report: the data-dependent branches, and the share of them mispredicted. */
 static void print_branches(struct wl_harness *h, const struct wl_column *col, uint64_t size,
-			   uint64_t ones, uint64_t iterations, int fill, bool parsable)
+			   uint64_t ones, uint64_t iterations, int fill, bool kv)
 {
 	int64_t mis, br;
 	char b1[32], b2[32];
 
 	/* The C kernel of other architectures may count without a branch: no branch facts. */
 	if (!WL_PREDICTS) {
-		if (!parsable)
+		if (!kv)
 			printf("\ndata-dependent branches: not known: the C kernel of this architecture "
 			       "may compile to none\n");
 		return;
 	}
-	if (parsable) {
+	if (kv) {
 		printf("wl tool=" TOOL " data_branches=%" PRIu64 " taken=%" PRIu64 "\n",
 		       size * iterations, (size - ones) * iterations);
 		return;
@@ -58,11 +58,11 @@ int main(int argc, char **argv)
 	};
 	uint64_t size = 256 << 10, iterations = 4, seed = 1, ones = 0, i;
 	int fill = -1, status;	/* fill: -1 random, else the only byte */
-	bool parsable, seed_set = false;
+	bool kv, seed_set = false;
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 256K)",
 		  TOOL_OPT_SIZE, 1, 1ULL << 30, .value = &size },
-		{ "iterations", 'i', "N", "passes over the array (default 4)",
+		{ "iterations", 0, "N", "passes over the array (default 4)",
 		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ "seed", 0, "N", "random fill seed (default 1)",
 		  TOOL_OPT_NUMBER, 0, UINT64_MAX, .value = &seed, .seen = &seed_set },
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	status = wl_parse_options(TOOL,
 				  "Branch-mispredict kernel: counts the '1' bytes of a random array of '0'/'1' bytes,\n"
 				  "one unpredictable branch per byte.",
-				  "report", opts, argc, argv, &parsable);
+				  "report", opts, argc, argv, &kv);
 	if (status >= 0)
 		return status;
 	if (fill >= 0 && seed_set)
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	if (wl_check_budget(TOOL, "the scan", &col.pred))
 		return 2;
 
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+	if (wl_open(&h, TOOL, kv, events, sizeof(events) / sizeof(events[0])))
 		return 1;
 	args = (struct wl_misp_args){ .array = (uintptr_t)array, .size = size, .iterations = 1 };
 	wl_k_misp(&args);	/* warm the caches, untimed */
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 		 PRIu64 " passes", size, ones, iterations);
 	wl_report(&h, what, &col, 1, legend);
 	if (col.measured)
-		print_branches(&h, &col, size, ones, iterations, fill, parsable);
+		print_branches(&h, &col, size, ones, iterations, fill, kv);
 	wl_close(&h);
 	free(array);
 	return tool_stop_status(0);

@@ -5,7 +5,7 @@
  * Loads, instructions and branches are predicted exactly; cycles per load show how well the
  * hardware streams a regular pattern compared with pmu-chase's random one.
  *
- * usage: pmu-walk [-s SIZE] [--stride BYTES] [-i ITERATIONS] [-p]
+ * usage: pmu-walk [-s SIZE] [--stride BYTES] [--iterations N] [-f FMT]
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,13 +22,13 @@ int main(int argc, char **argv)
 		WL_EV_STALL_BACKEND,
 	};
 	uint64_t size = 64 << 10, stride = 64, iterations = 0, count, i, it;
-	bool parsable;
+	bool kv;
 	const struct tool_opt opts[] = {
 		{ "size", 's', "SIZE", "array bytes, K/M/G suffixes (default 64K)",
 		  TOOL_OPT_SIZE, 4, 1ULL << 30, .value = &size },
 		{ "stride", 0, "BYTES", "distance between loads, a multiple of 4 (default 64)",
 		  TOOL_OPT_SIZE, 4, 1ULL << 30, 4, .value = &stride },
-		{ "iterations", 'i', "N", "passes over the array (default: about 1M loads)",
+		{ "iterations", 0, "N", "passes over the array (default: about 1M loads)",
 		  TOOL_OPT_NUMBER, 1, UINT32_MAX, .value = &iterations },
 		{ NULL },
 	};
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	status = wl_parse_options(TOOL,
 				  "Array walk: one 32-bit load every STRIDE bytes, repeatedly, counted against the\n"
 				  "prediction.",
-				  "report", opts, argc, argv, &parsable);
+				  "report", opts, argc, argv, &kv);
 	if (status >= 0)
 		return status;
 	count = size / stride;
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < count; i++)
 			sum += array[i * stride / 4];
 
-	if (wl_open(&h, TOOL, parsable, events, sizeof(events) / sizeof(events[0])))
+	if (wl_open(&h, TOOL, kv, events, sizeof(events) / sizeof(events[0])))
 		return 1;
 	args = (struct wl_walk_args){ (uintptr_t)array, count, stride, 1, 0 };
 	wl_k_walk(&args);	/* warm the caches and TLBs, untimed */
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	snprintf(legend, sizeof(legend), "C=%" PRIu64 " loads per pass, I=%" PRIu64 " passes",
 		 count, iterations);
 	wl_report(&h, what, &col, 1, legend);
-	if (!parsable && col.measured)
+	if (!kv && col.measured)
 		wl_print_per_load(&h, "", col.value[WL_CYCLES], count * iterations);
 	wl_close(&h);
 	free(array);

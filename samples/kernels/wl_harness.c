@@ -209,7 +209,7 @@ static int64_t empty_own(const struct wl_harness *h, unsigned int i)
 	}
 }
 
-int wl_open(struct wl_harness *h, const char *tool, bool parsable, const uint32_t *events,
+int wl_open(struct wl_harness *h, const char *tool, bool kv, const uint32_t *events,
 	    unsigned int n)
 {
 	char spec[256];
@@ -220,7 +220,7 @@ int wl_open(struct wl_harness *h, const char *tool, bool parsable, const uint32_
 	for (i = 0; i < n && used < sizeof(spec); i++)
 		used += (size_t)snprintf(spec + used, sizeof(spec) - used, "%s0x%x", i ? "," : "",
 					 native_event(events[i]));
-	return wl_open_spec(h, tool, parsable, spec, 0);
+	return wl_open_spec(h, tool, kv, spec, 0);
 }
 
 /*
@@ -291,7 +291,7 @@ static int counters_move(struct wl_harness *h)
 	return 0;
 }
 
-int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const char *spec,
+int wl_open_spec(struct wl_harness *h, const char *tool, bool kv, const char *spec,
 		 uint32_t cycle_flags)
 {
 	struct pmuser_counters_attr attr;
@@ -302,7 +302,7 @@ int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const ch
 
 	memset(h, 0, sizeof(*h));
 	h->tool = tool;
-	h->parsable = parsable;
+	h->kv = kv;
 	pmuser_counters_attr_init(&attr);
 	attr.flags = PMUSER_COUNTERS_CYCLES | PMUSER_COUNTERS_OPTIONAL;
 	attr.cycle_flags = cycle_flags;
@@ -431,8 +431,8 @@ static const struct wl_pred *prediction_for(const struct wl_column *col, uint32_
 	}
 }
 
-static void report_parsable(const struct wl_harness *h, const struct wl_column *cols,
-			    unsigned int ncols)
+static void report_kv(const struct wl_harness *h, const struct wl_column *cols,
+		      unsigned int ncols)
 {
 	unsigned int i, k;
 
@@ -478,8 +478,8 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 	ncols = k;
 	if (!ncols)
 		return;
-	if (h->parsable) {
-		report_parsable(h, cols, ncols);
+	if (h->kv) {
+		report_kv(h, cols, ncols);
 		return;
 	}
 	printf("%s: %s\n", h->tool, what);
@@ -546,11 +546,22 @@ static void print_notes(FILE *f)
 	      "signal arrived in is not reported); the exit status is then 128 + the signal.\n", f);
 }
 
+/* -f: the text report, or key=value lines. */
+static const char *parse_format(const char *arg, void *ctx)
+{
+	bool *kv = ctx;
+
+	if (strcmp(arg, "text") && strcmp(arg, "kv"))
+		return "unknown format (want text or kv)";
+	*kv = !strcmp(arg, "kv");
+	return NULL;
+}
+
 int wl_parse_options(const char *tool, const char *about, const char *what,
-		     const struct tool_opt *opts, int argc, char **argv, bool *parsable)
+		     const struct tool_opt *opts, int argc, char **argv, bool *kv)
 {
 	struct tool_opt all[WL_OPTS_MAX + 2] = { { NULL } };
-	char help[64];
+	char help[80];
 	unsigned int n;
 	int first, ret;
 
@@ -559,9 +570,10 @@ int wl_parse_options(const char *tool, const char *about, const char *what,
 			return tool_bad(tool, "internal error: more than %d options", WL_OPTS_MAX);
 		all[n] = opts[n];
 	}
-	snprintf(help, sizeof(help), "key=value lines instead of the %s", what);
-	*parsable = false;
-	all[n] = (struct tool_opt){ "parsable", 'p', NULL, help, TOOL_OPT_FLAG, .flag = parsable };
+	snprintf(help, sizeof(help), "text (the %s, default), kv (key=value lines)", what);
+	*kv = false;
+	all[n] = (struct tool_opt){ "format", 'f', "FMT", help, TOOL_OPT_PARSE,
+				    .parse = parse_format, .ctx = kv };
 	ret = tool_parse(&(struct tool_cli){ .tool = tool, .about = about, .opts = all,
 					     .notes = print_notes }, argc, argv, &first);
 	if (ret < 0)

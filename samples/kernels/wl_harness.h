@@ -2,7 +2,7 @@
 /*
  * The measurement harness of the workload tools: a counter set (cycles + events, events the
  * PMU lacks kept as unsupported), the cost of the call sequence around a kernel, and the
- * predicted-vs-measured report (a table, or key=value lines with --parsable).
+ * predicted-vs-measured report (a table, or key=value lines with -f kv).
  *
  * Every kernel is measured by the same function: region start, an indirect call of the
  * kernel, region stop. The region API removes the cost of the reads themselves; what is left
@@ -38,7 +38,7 @@
 
 struct wl_harness {
 	const char *tool;
-	bool parsable;
+	bool kv;
 	struct pmuser_counters *c;
 	unsigned int nr;
 	uint32_t event[PMUSER_COUNTERS_MAX];	/* WL_EV_CPU_CYCLES for counter 0 */
@@ -66,11 +66,11 @@ struct wl_column {
  * calibrates the region bias and the harness. Prints why and returns -1 on failure (no
  * backend, or counters that do not move, as on QEMU's ARM1176).
  */
-int wl_open(struct wl_harness *h, const char *tool, bool parsable, const uint32_t *events,
+int wl_open(struct wl_harness *h, const char *tool, bool kv, const uint32_t *events,
 	    unsigned int n);
 /*
  * The same from an event spec (pmuser_evspec_parse; ARM1176 event numbers on ARMv6) and the cycle counter's PMUSER_COUNT_*. */
-int wl_open_spec(struct wl_harness *h, const char *tool, bool parsable, const char *spec,
+int wl_open_spec(struct wl_harness *h, const char *tool, bool kv, const char *spec,
 		 uint32_t cycle_flags);
 void wl_close(struct wl_harness *h);
 
@@ -112,16 +112,17 @@ void wl_report(const struct wl_harness *h, const char *what, const struct wl_col
 const char *wl_group(char *buf, size_t len, uint64_t v);
 
 /* ---- options ------------------------------------------------------------------------------ */
-/* Options per workload tool, besides -p/--parsable and -h/--help, which every one takes. */
+/* Options per workload tool, besides -f/--format and -h/--help, which every one takes. */
 #define WL_OPTS_MAX 16
 
 /*
- * Parses argv by the table (tool_opts.h) with -p/--parsable added; about is the usage's line
- * on what the tool does, "what" is what --parsable replaces ("report"). Returns -1 to go on,
- * or the exit status: 0 after --help, 2 after bad input.
+ * Parses argv by the table (tool_opts.h) with -f/--format FMT added, text or kv (*kv: the
+ * key=value lines); about is the usage's line on what the tool does, "what" is what the
+ * text format is ("report"). Returns -1 to go on, or the exit status: 0 after --help, 2
+ * after bad input.
  */
 int wl_parse_options(const char *tool, const char *about, const char *what,
-		     const struct tool_opt *opts, int argc, char **argv, bool *parsable);
+		     const struct tool_opt *opts, int argc, char **argv, bool *kv);
 /* Text --help prints after the options (what a tool's output keys mean); NULL: none. */
 extern const char *wl_usage_notes;
 

@@ -48,7 +48,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		  .value = &o->size },
 		LAT_OPTS_PATTERN(&o->lat, &any, "chase (random single cycle, default), stride, page"
 				 "\n(random within each page), random (independent lines)"),
-		{ "samples", 'n', "N", "samples (default 10000)", TOOL_OPT_NUMBER, 1, MAX_SAMPLES,
+		{ "samples", 0, "N", "samples (default 10000)", TOOL_OPT_NUMBER, 1, MAX_SAMPLES,
 		  .value = &o->samples },
 		{ "warmup", 'w', "N", "unrecorded samples first (default 1000)", TOOL_OPT_NUMBER, 0,
 		  MAX_SAMPLES, .value = &o->warmup },

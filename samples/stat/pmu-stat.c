@@ -6,10 +6,10 @@
  * per task through perf wherever the command runs, or rpistat's own TDM on one CPU through
  * the pmuser module; clock-only where there is no PMU.
  *
- * usage: pmu-stat [-e EVENTS]... [--preset NAME] [-o FILE] [--csv|--json|-x SEP] [-r N]
+ * usage: pmu-stat [-e EVENTS]... [--preset NAME] [-o FILE] [-f FMT|-x SEP] [-r N]
  *                 [-I MS] [-a|-C CPUS [-A]|-p PIDS|-t TIDS [--per-thread]] [--no-big-num]
  *                 [-v] [--per-cpu] [--pin-cpus CPUS] [--read-period MS] [--backend B]
- *                 [--periods FILE] [--plot FILE.svg] -- command args
+ *                 [--periods FILE] [--svg FILE] -- command args
  *
  * The options perf stat has too mean what they mean in perf stat; events count perf's
  * default mode (user and kernel where this user may count kernel mode, else user) and every
@@ -395,10 +395,10 @@ static int open_outputs(const struct run *x, FILE *out[3])
 
 	if ((x->o.output && !(out[0] = open_file(x->o.output, "report"))) ||
 	    (x->o.periods_file && !(out[1] = open_file(x->o.periods_file, "period file"))) ||
-	    (x->o.plot_file && !(out[2] = open_file(x->o.plot_file, "plot"))) ||
+	    (x->o.svg_file && !(out[2] = open_file(x->o.svg_file, "plot"))) ||
 	    tool_outputs_distinct("pmu-stat",
 				  (FILE *const[]){ out[0] ? out[0] : stderr, out[1], out[2] },
-				  (const char *const[]){ report, "--periods", "--plot" }, 3)) {
+				  (const char *const[]){ report, "--periods", "--svg" }, 3)) {
 		for (i = 0; i < 3; i++)
 			if (out[i])
 				fclose(out[i]);
@@ -510,7 +510,7 @@ int main(int argc, char **argv)
 	if (out[1])
 		ret |= write_file(out[1], x->o.periods_file, "period file", write_periods, x);
 	if (out[2])
-		ret |= write_file(out[2], x->o.plot_file, "plot", write_plot, x);
+		ret |= write_file(out[2], x->o.svg_file, "plot", write_plot, x);
 	if (x->r.incomplete[0])
 		fprintf(stderr, "pmu-stat: counting incomplete: %s\n", x->r.incomplete);
 	stat_periods_free(&x->r.periods);

@@ -6,7 +6,7 @@
  *  stat_events.c   event sets (-e, or the library's presets), their modes and names, metrics
  *  stat_sys.c      system information (CPUs, MIDR, PMU), the default mode, -p/-t threads
  *  stat_launch.c   the child: blocked until the counters are ready, exec status, waiting
- *  stat_measure.c  the backends: perf (per task), module (own TDM on one CPU), clock
+ *  stat_measure.c  the backends: perf-read (per task), module (own TDM on one CPU), clock
  *  stat_report.c   text (rpistat.txt-like), perf stat -x and -I lines, CSV and JSON reports
  *  stat_periods.c  per-period data file and SVG plot
  */
@@ -43,7 +43,8 @@
 /* STAT_SEP: perf stat -x lines, fields joined by stat_opts.separator. */
 enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON, STAT_SEP };
 
-enum stat_backend { STAT_AUTO, STAT_PERF, STAT_MODULE, STAT_CLOCK };
+/* The library's backends pmu-stat counts with, named by pmuser_backend_name(). */
+enum stat_backend { STAT_AUTO, STAT_PERF_READ, STAT_MODULE, STAT_CLOCK };
 
 /* Writes the message to err (errlen bytes; err may be NULL) and returns ret. */
 int __attribute__((format(printf, 4, 5)))
@@ -77,9 +78,9 @@ struct stat_opts {
 	bool per_thread;			/* --per-thread: a row per thread of -p/-t */
 	bool no_big_num;			/* --no-big-num: no thousands separators */
 	bool verbose;				/* -v: each counter's raw count and times */
-	enum stat_backend backend;
-	const char *periods_file;
-	const char *plot_file;
+	enum stat_backend backend;		/* --backend */
+	const char *periods_file;		/* --periods */
+	const char *svg_file;			/* --svg: a plot of the periods */
 	uint64_t repeat;			/* -r: runs of the command, 1 to STAT_MAX_REPEAT */
 	const char *separator;			/* -x: STAT_SEP's field separator */
 	char **argv;				/* the command */

@@ -704,7 +704,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 		return stat_fail(ret, err, errlen,
 				 "perf: --per-cpu needs the task's time on each CPU: %s", why);
 	}
-	r->backend = STAT_PERF;
+	r->backend = STAT_PERF_READ;
 	r->have_cycles = true;
 	r->cycles.supported = true;
 	snprintf(r->timer, sizeof(r->timer), "%s", pmuser_counters_timer(p->c[0]));
@@ -1164,7 +1164,7 @@ int stat_measure(const struct stat_opts *o, struct stat_setup *s, const struct s
 	r->interval_ms = o->interval_ms;
 	snprintf(r->cycles.name, sizeof(r->cycles.name), "cycles:%s",
 		 stat_mode_suffix(s->cycle_mode));
-	r->periods.keep = o->periods_file || o->plot_file;
+	r->periods.keep = o->periods_file || o->svg_file;
 	r->module_cpu = -1;
 	if (err && errlen)
 		err[0] = '\0';

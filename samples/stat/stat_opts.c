@@ -13,10 +13,10 @@
 const char *stat_backend_label(enum stat_backend b)
 {
 	switch (b) {
-	case STAT_PERF: return "perf";
-	case STAT_MODULE: return "module";
-	case STAT_CLOCK: return "clock";
-	default: return "auto";
+	case STAT_PERF_READ: return pmuser_backend_name(PMUSER_BACKEND_PERF_READ);
+	case STAT_MODULE: return pmuser_backend_name(PMUSER_BACKEND_MODULE);
+	case STAT_CLOCK: return pmuser_backend_name(PMUSER_BACKEND_CLOCK);
+	default: return pmuser_backend_name(PMUSER_BACKEND_AUTO);
 	}
 }
 
@@ -222,20 +222,48 @@ static const char *parse_tids(const char *arg, void *ctx)
 	return pids_into(ctx, arg, true);
 }
 
+/* The library's backend names (pmuser_backend_parse()), but for perf-mmap. */
 static const char *parse_backend(const char *arg, void *ctx)
 {
-	static const char *const names[] = {
-		[STAT_AUTO] = "auto", [STAT_PERF] = "perf", [STAT_MODULE] = "module",
-		[STAT_CLOCK] = "clock",
-	};
 	struct stat_opts *o = ctx;
+	enum pmuser_backend b;
+
+	if (pmuser_backend_parse(arg, &b))
+		return "unknown backend (want auto, module, perf-read or clock)";
+	switch (b) {
+	case PMUSER_BACKEND_PERF_MMAP:
+		return "perf's mmap self-read reads only the calling thread's own counters, and "
+		       "pmu-stat counts another process: use perf-read";
+	case PMUSER_BACKEND_PERF_READ:
+		o->backend = STAT_PERF_READ;
+		break;
+	case PMUSER_BACKEND_MODULE:
+		o->backend = STAT_MODULE;
+		break;
+	case PMUSER_BACKEND_CLOCK:
+		o->backend = STAT_CLOCK;
+		break;
+	default:
+		o->backend = STAT_AUTO;
+		break;
+	}
+	return NULL;
+}
+
+/* -f: the report's format; given, it excludes -x, perf stat's lines. */
+static const char *parse_format(const char *arg, void *ctx)
+{
+	static const char *const names[] = {
+		[STAT_TEXT] = "text", [STAT_CSV] = "csv", [STAT_JSON] = "json",
+	};
+	int *format = ctx;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i] && !strcmp(arg, names[i])) {
-			o->backend = (enum stat_backend)i;
+		if (!strcmp(arg, names[i])) {
+			*format = (int)i;
 			return NULL;
 		}
-	return "expected auto, perf, module or clock";
+	return "unknown format (want text, csv or json)";
 }
 
 static const char *parse_separator(const char *arg, void *ctx)
@@ -289,19 +317,19 @@ static void notes(FILE *f)
 		"  pmu-stat --preset cache -r 5 -- ./prog\n");
 }
 
-/* What a command line asks for that pmu-stat refuses, or NULL. */
+/* What a command line asks for that pmu-stat refuses, or NULL; format: -f's, or -1. */
 static const char *refused(const struct stat_opts *o, int format)
 {
-	bool sys = stat_system_wide(o);
+	bool sys = stat_system_wide(o), tables = format == STAT_CSV || format == STAT_JSON;
 
 	if (format >= 0 && o->separator)
-		return "give at most one of --csv, --json and -x";
-	if (o->repeat > 1 && (o->periods_file || o->plot_file || o->per_cpu))
-		return "--periods, --plot and --per-cpu describe one run: not with -r";
+		return "give -f or -x, not both (-x writes perf stat's lines)";
+	if (o->repeat > 1 && (o->periods_file || o->svg_file || o->per_cpu))
+		return "--periods, --svg and --per-cpu describe one run: not with -r";
 	if (o->preset && o->nr_event_args)
 		return "give either -e or --preset, not both";
-	if (o->print_ms && format >= 0)
-		return "-I prints perf stat's interval lines, as text or with -x, not --csv or --json (--periods FILE keeps every period's counts)";
+	if (o->print_ms && tables)
+		return "-I prints perf stat's interval lines, as text or with -x, not -f csv or json (--periods FILE keeps every period's counts)";
 	if (o->print_ms && o->repeat > 1)
 		return "-I with -r is not implemented: give one of them";
 	if (o->print_ms && o->interval_given)
@@ -318,12 +346,12 @@ static const char *refused(const struct stat_opts *o, int format)
 		return "--per-cpu breaks the command's counts down by CPU: not with -p/-t";
 	if (o->per_thread && !o->nr_pids)
 		return "--per-thread gives a row per thread of -p or -t (perf's per-thread counting of every task, without them, is not implemented)";
-	if (o->per_thread && format >= 0)
-		return "--per-thread rows are in the text report and -x lines, not in --csv or --json";
+	if (o->per_thread && tables)
+		return "--per-thread rows are in the text report and -x lines, not in -f csv or json";
 	if (o->backend == STAT_MODULE && (sys || o->nr_pids))
-		return "the module backend counts the one CPU it pins the command to (--pin-cpus); -a, -C, -p and -t count through perf (--backend perf)";
+		return "the module backend counts the one CPU it pins the command to (--pin-cpus); -a, -C, -p and -t count through perf (--backend perf-read)";
 	if (o->backend == STAT_MODULE && o->print_ms)
-		return "-I: the module backend time-shares its event sets, so an interval would count some of them only: use --backend perf";
+		return "-I: the module backend time-shares its event sets, so an interval would count some of them only: use --backend perf-read";
 	if (o->backend == STAT_MODULE && o->nr_pin_cpus > 1)
 		return "the module backend counts one CPU: give --pin-cpus with a single CPU";
 	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
@@ -334,14 +362,14 @@ static const char *refused(const struct stat_opts *o, int format)
 		return "--per-cpu: the clock backend counts no events";
 	if (o->periods_file && o->backend == STAT_CLOCK)
 		return "--periods: the clock backend counts no events";
-	if (o->plot_file && o->backend == STAT_CLOCK)
-		return "--plot: the clock backend counts no events";
+	if (o->svg_file && o->backend == STAT_CLOCK)
+		return "--svg: the clock backend counts no events";
 	return NULL;
 }
 
 /* What the tables' options write besides o. */
 struct parse_extra {
-	int format;				/* --csv, --json: STAT_*, or -1 */
+	int format;				/* -f: STAT_TEXT, _CSV or _JSON, or -1 */
 	bool p_given, t_given;
 	char period_help[160];
 };
@@ -397,24 +425,23 @@ static size_t own_options(struct tool_opt *t, struct stat_opts *o, struct parse_
 		{ "preset", 0, "NAME", "a named group of events, split into sets that fit the"
 		  "\ncounters (default when no -e; the list below, pmu-info --presets)",
 		  TOOL_OPT_STRING, .string = &o->preset, .once = true },
-		{ "csv", 0, NULL, "report format (default: text, like rpistat.txt)",
-		  TOOL_OPT_CHOICE, .choice = &x->format, .choice_value = STAT_CSV },
-		{ "json", 0, NULL, NULL, TOOL_OPT_CHOICE, .choice = &x->format,
-		  .choice_value = STAT_JSON },
-		{ "per-cpu", 0, NULL, "the command's counts by CPU (perf backend: a counter per"
-		  "\nCPU and event)",
+		{ "format", 'f', "FMT", "text (default, like rpistat.txt), csv or json",
+		  TOOL_OPT_PARSE, .parse = parse_format, .ctx = &x->format },
+		{ "per-cpu", 0, NULL, "the command's counts by CPU (perf-read backend: a counter"
+		  "\nper CPU and event)",
 		  TOOL_OPT_FLAG, .flag = &o->per_cpu },
 		{ "pin-cpus", 0, "LIST", "run the command on these CPUs, e.g. 0 or 0,2-3; the"
 		  "\nmodule backend counts exactly one CPU (default 0)",
 		  TOOL_OPT_PARSE, .parse = parse_pin_cpus, .ctx = o },
 		{ "read-period", 0, "MS", x->period_help, TOOL_OPT_PARSE, .parse = parse_interval,
 		  .ctx = o },
-		{ "backend", 0, "B", "auto (perf, else clock), perf, module or clock",
+		{ "backend", 0, "NAME", "auto (default: perf-read, else clock), module,"
+		  "\nperf-read, clock (perf-mmap reads its own thread only: refused)",
 		  TOOL_OPT_PARSE, .parse = parse_backend, .ctx = o },
 		{ "periods", 0, "FILE", "per-period data: time, CPU, set, event, delta",
 		  TOOL_OPT_STRING, .string = &o->periods_file },
-		{ "plot", 0, "FILE", "SVG plot of event rates over time", TOOL_OPT_STRING,
-		  .string = &o->plot_file },
+		{ "svg", 0, "FILE", "plot of event rates over time", TOOL_OPT_STRING,
+		  .string = &o->svg_file },
 		{ NULL },
 	};
 

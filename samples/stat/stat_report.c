@@ -277,7 +277,7 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 	fprintf(f, "pmu-stat: %s\n%s\n", cmd, tbuf);
 	fprintf(f, "***************************************************************\n\n");
 	text_system(f, o, s, sys, r);
-	if (r->backend != STAT_PERF && r->backend != STAT_MODULE) {
+	if (r->backend != STAT_PERF_READ && r->backend != STAT_MODULE) {
 		fprintf(f, "\nPerformance events\n  none: hardware counters are unavailable (wall time only)\n");
 		if (o->per_cpu)
 			fprintf(f, "  per CPU: not counted (no counters)\n");
@@ -446,7 +446,7 @@ static void sep_started(FILE *f, const struct stat_opts *o, const struct stat_re
 int stat_report_sep(FILE *f, const struct stat_opts *o, const struct stat_setup *s,
 		    const struct stat_result *r)
 {
-	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
+	bool counted = r->backend == STAT_PERF_READ || r->backend == STAT_MODULE;
 	bool rows = (o->no_aggr || o->per_thread) && r->nr_counted_cpus;
 	unsigned int c, nrows = rows ? r->nr_counted_cpus : 1;
 	double values[STAT_MAX_EVENTS];
@@ -736,7 +736,7 @@ int stat_report_json(FILE *f, const struct stat_opts *o, const struct stat_setup
 		     const struct stat_sys *sys, const struct stat_result *r)
 {
 	struct pmuser_metric_value m[STAT_MAX_METRICS];
-	bool counted = r->backend == STAT_PERF || r->backend == STAT_MODULE;
+	bool counted = r->backend == STAT_PERF_READ || r->backend == STAT_MODULE;
 	size_t nm, i;
 	int a;
 

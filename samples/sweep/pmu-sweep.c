@@ -3,7 +3,7 @@
  * pmu-sweep: memory-hierarchy latency sweep with automatic tier detection.
  *
  * For each working-set size: a pointer chain with one node per cache line (Sattolo single
- * cycle by default), one full warm-up traversal, then --reps timed runs of an unrolled
+ * cycle by default), one full warm-up traversal, then --repeat timed runs of an unrolled
  * chase loop whose length fills the time budget; latency per load = (window - empty window)
  * / loads, reported as the minimum and median over the runs. Tier detection (tiers.c) then
  * names the plateaus. --from FILE redoes the analysis on a saved CSV without measuring.
@@ -143,11 +143,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		LAT_OPTS_PATTERN(&o->lat, m, "chase (Sattolo cycle, default), stride (address order),"
 				 "\npage (random within each page: separates TLB from cache),"
 				 "\nrandom (independent loads at random lines)"),
-		{ "reps", 'r', "N", "timed runs per size (default 5): min and median",
+		{ "repeat", 'r', "N", "timed runs per size (default 5): min and median",
 		  TOOL_OPT_NUMBER, 1, 1000, .value = &o->reps, .seen = m },
-		{ "budget", 't', "SECONDS", "time for all timed runs together (default 20)",
+		{ "budget", 0, "SECONDS", "time for all timed runs together (default 20)",
 		  TOOL_OPT_PARSE, .parse = parse_budget, .ctx = o, .seen = m },
-		{ "events", 'e', "SPEC", "events per load when the PMU has them, e.g. default"
+		{ "event", 'e', "SPEC", "events per load when the PMU has them, e.g. default"
 		  "\n(" DEFAULT_EVENTS ")", TOOL_OPT_PARSE, .parse = parse_events, .ctx = o,
 		  .seen = m },
 		LAT_OPTS_COMMON(&o->lat, m, "text (default), csv (the --from format), json",
@@ -798,7 +798,7 @@ static int plan(struct opts *o, struct sweep *s, uint64_t *sizes, size_t *n)
 	}
 	if (o->events && pmuser_evspec_parse(o->events, lat_cpu_midr(o->lat.cpu), s->ev,
 					     PMUSER_MAX_EVENTS, &s->nr_ev, err, sizeof(err))) {
-		fprintf(stderr, TOOL ": --events: %s\n", err);
+		fprintf(stderr, TOOL ": --event: %s\n", err);
 		return 2;
 	}
 	return 0;

@@ -53,7 +53,8 @@ static void check_lat(struct __test_metadata *_metadata, const char *args)
 	char cmd[512], v[128];
 	int ret;
 
-	snprintf(cmd, sizeof(cmd), "pmu-lat -b module -f csv -n 1000 -w 100 %s", args);
+	snprintf(cmd, sizeof(cmd), "pmu-lat --backend module -f csv --samples 1000 -w 100 %s",
+		 args);
 	/* Exact to the instruction: no other vCPU's turn may land in a window. */
 	other_cpus_set(0);
 	ret = run(cmd, out, sizeof(out));
@@ -104,7 +105,7 @@ TEST(lat_text_report)
 
 	REQUIRE_COUNTING();
 	other_cpus_set(0);
-	ret = run("pmu-lat -b module -n 500 -w 10", out, sizeof(out));
+	ret = run("pmu-lat --backend module --samples 500 -w 10", out, sizeof(out));
 	other_cpus_set(1);
 	ASSERT_EQ(0, ret) TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != strstr(out, "backend: module; timer: "));
@@ -133,7 +134,7 @@ static void sweep_run(struct __test_metadata *_metadata, const char *args, size_
 	pid_t pid = -1;
 	int ret;
 
-	snprintf(cmd, sizeof(cmd), "pmu-sweep -b module -f csv -r 3 -t 0.1 %s", args);
+	snprintf(cmd, sizeof(cmd), "pmu-sweep --backend module -f csv -r 3 --budget 0.1 %s", args);
 	other_cpus_set(0);
 	if (neighbour) {
 		pid = fork();
@@ -220,7 +221,7 @@ TEST(sweep_text_report_and_tiers)
 
 	REQUIRE_COUNTING();
 	other_cpus_set(0);
-	ret = run("pmu-sweep -b module -r 2 -t 0.1 --max 512K --svg /tmp/sweep.svg "
+	ret = run("pmu-sweep --backend module -r 2 --budget 0.1 --max 512K --svg /tmp/sweep.svg "
 		  "--raw /tmp/sweep.raw -e default", out, sizeof(out));
 	other_cpus_set(1);
 	ASSERT_EQ(0, ret) TH_LOG("%s", out);
@@ -243,14 +244,14 @@ TEST(other_backends)
 	char v[160];
 
 	REQUIRE_COUNTING();
-	ASSERT_EQ(0, run("pmu-lat -b perf-read -f csv -n 200 -w 10", out, sizeof(out)))
+	ASSERT_EQ(0, run("pmu-lat --backend perf-read -f csv --samples 200 -w 10", out, sizeof(out)))
 		TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != meta(out, "sample", v, sizeof(v)));
 	EXPECT_TRUE(NULL != strstr(v, "region reads (perf-read backend")) TH_LOG("%s", v);
 	ASSERT_TRUE(NULL != meta(out, "predicted", v, sizeof(v)));
 	EXPECT_STREQ("none", v);
-	ASSERT_EQ(0, run("pmu-sweep -b clock -f csv -r 2 -t 0.05 --sizes 4K,8K,16K", out,
-			 sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run("pmu-sweep --backend clock -f csv -r 2 --budget 0.05 --sizes 4K,8K,16K",
+			 out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != strstr(out, "# pmu-sweep v1 unit=ns\n"));
 }
 
@@ -263,7 +264,7 @@ TEST(clock_backend_says_when_it_cannot_resolve)
 	static char out[OUT_MAX];
 	char v[32];
 
-	ASSERT_EQ(0, run("pmu-lat -b clock -f csv -n 200 -w 10", out, sizeof(out)))
+	ASSERT_EQ(0, run("pmu-lat --backend clock -f csv --samples 200 -w 10", out, sizeof(out)))
 		TH_LOG("%s", out);
 	ASSERT_TRUE(NULL != meta(out, "resolved", v, sizeof(v))) TH_LOG("%s", out);
 	EXPECT_STREQ("no", v) TH_LOG("%s", out);
@@ -280,8 +281,8 @@ TEST(sweep_reports_what_it_measured_when_terminated)
 	FILE *f;
 
 	/* The clock backend: what is tested is the signal path, on every target. */
-	ret = run("(pmu-sweep -b clock -f csv -r 3 -t 20 --max 1M -o /tmp/term.csv & pid=$!; "
-		  "sleep 2; kill -TERM $pid; wait $pid)", out, sizeof(out));
+	ret = run("(pmu-sweep --backend clock -f csv -r 3 --budget 20 --max 1M -o /tmp/term.csv & "
+		  "pid=$!; sleep 2; kill -TERM $pid; wait $pid)", out, sizeof(out));
 	EXPECT_EQ(128 + SIGTERM, ret) TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != strstr(out, "pmu-sweep: stopped by signal 15 after ")) TH_LOG("%s", out);
 	f = fopen("/tmp/term.csv", "r");
@@ -305,9 +306,9 @@ TEST(bad_input)
 		{ "pmu-lat --pattern stride --stride 6", "--stride '6': not a multiple of" },
 		{ "pmu-lat --pattern stride --stride 1M -s 16K", "stride 1048576 is more than half" },
 		{ "pmu-lat --stride 128", "--stride applies to --pattern stride only" },
-		{ "pmu-lat -n 0", "-n '0': out of range" },
+		{ "pmu-lat --samples 0", "--samples '0': out of range" },
 		{ "pmu-lat --hugepages huge", "--hugepages 'huge': want thp or hugetlb" },
-		{ "pmu-lat -b nope", "-b 'nope': unknown backend" },
+		{ "pmu-lat --backend nope", "--backend 'nope': unknown backend" },
 		{ "pmu-lat -f xml", "-f 'xml': unknown format" },
 		{ "pmu-lat --what", "unknown option '--what'" },
 		{ "pmu-sweep --min 1M --max 1K", "--min 1 MiB is above --max 1 KiB" },
@@ -317,9 +318,9 @@ TEST(bad_input)
 		{ "pmu-sweep --max 64G", "more than half the machine's memory" },
 		{ "pmu-sweep --pattern zigzag", "--pattern 'zigzag': unknown pattern" },
 		{ "pmu-sweep --pattern stride --stride 6 --sizes 4K,8K,16K", "--stride '6': not a multiple of" },
-		{ "pmu-sweep -t 0", "-t '0': want seconds" },
+		{ "pmu-sweep --budget 0", "--budget '0': want seconds" },
 		{ "pmu-sweep -r 0", "-r '0': out of range" },
-		{ "pmu-sweep -e no_such_event --sizes 4K,8K,16K", "--events: " },
+		{ "pmu-sweep -e no_such_event --sizes 4K,8K,16K", "--event: " },
 		{ "pmu-sweep --from /nonexistent.csv", "/nonexistent.csv: No such file" },
 		{ "pmu-sweep --from /proc/version", "missing '# pmu-sweep v1" },
 		{ "pmu-sweep --from x.csv -r 3", "only --format, --output and --svg apply" },
@@ -353,7 +354,7 @@ TEST(hugetlb_unavailable)
 	if (reserved > 0)
 		SKIP(return, "huge pages are reserved (%ld): cannot test their absence", reserved);
 	REQUIRE_COUNTING();
-	EXPECT_EQ(1, run("pmu-lat --hugepages hugetlb -n 10", out, sizeof(out)));
+	EXPECT_EQ(1, run("pmu-lat --hugepages hugetlb --samples 10", out, sizeof(out)));
 	EXPECT_TRUE(NULL != strstr(out, f ? "--hugepages=hugetlb: no huge pages available" :
 				   "--hugepages=hugetlb: this kernel has no hugetlb pages"))
 		TH_LOG("%s", out);
@@ -370,7 +371,7 @@ TEST(thp_works_or_is_refused)
 	int rc;
 
 	REQUIRE_COUNTING();
-	rc = run("pmu-lat --hugepages thp -s 4M -n 100 -w 10", out, sizeof(out));
+	rc = run("pmu-lat --hugepages thp -s 4M --samples 100 -w 10", out, sizeof(out));
 	if (rc == 0) {
 		EXPECT_TRUE(NULL != strstr(out, "thp pages")) TH_LOG("%s", out);
 	} else {
@@ -387,10 +388,10 @@ TEST(module_refusal_is_clean)
 
 	if (counters_move())
 		SKIP(return, "counters work here; the refusal path is for boards without them");
-	rc = run("pmu-lat -b module -n 10", out, sizeof(out));
+	rc = run("pmu-lat --backend module --samples 10", out, sizeof(out));
 	EXPECT_EQ(1, rc) TH_LOG("%s", out);
 	EXPECT_TRUE(NULL != strstr(out, "pmu-lat: no counter backend")) TH_LOG("%s", out);
-	rc = run("pmu-sweep -b module --sizes 4K,8K,16K", out, sizeof(out));
+	rc = run("pmu-sweep --backend module --sizes 4K,8K,16K", out, sizeof(out));
 	EXPECT_EQ(1, rc) TH_LOG("%s", out);
 }
 

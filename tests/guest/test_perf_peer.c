@@ -228,7 +228,7 @@ TEST_F(peer, overhead_measures_or_names_the_cause)
 			int st;
 
 			snprintf(cmd, sizeof(cmd),
-				 "PMUSER_BACKEND=%s pmu-overhead -p -n 200 -r 3", backends[b]);
+				 "PMUSER_BACKEND=%s pmu-overhead -f kv --reads 200 -r 3", backends[b]);
 			st = tool_run(cmd, true, out, sizeof(out));
 			TH_LOG("sysctl %s, %s: status %d: %.300s", sysctl[s], backends[b], st,
 			       st ? out : "");
@@ -262,9 +262,10 @@ TEST_F_TIMEOUT(peer, tools_measure_or_name_the_cause, 120)
 {
 	static const char *const backends[] = { "perf-read", "perf-mmap" };
 	static const char *const cmds[] = {
-		"pmu-lat -n 200", "pmu-sweep --max 64K -t 0.05 -r 1", "pmu-chase -s 16K -i 2",
-		"pmu-matrix -n 16", "pmu-walk -s 16K -i 2", "pmu-misp -i 1000",
-		"pmu-hazards -i 100",
+		"pmu-lat --samples 200", "pmu-sweep --max 64K --budget 0.05 -r 1",
+		"pmu-chase -s 16K --iterations 2", "pmu-matrix --order 16",
+		"pmu-walk -s 16K --iterations 2", "pmu-misp --iterations 1000",
+		"pmu-hazards --iterations 100",
 	};
 	char cmd[256], out[16384];
 	unsigned int b, k;

@@ -243,7 +243,7 @@ TEST(bad_input_never_starts_the_workload)
 	char *bad_backend[] = { "pmu-stat", "--backend", "gpu", "--", "touch", MARKER, NULL };
 	char *bad_cpus[] = { "pmu-stat", "-C", "1-0", "--", "touch", MARKER, NULL };
 	char *bad_preset[] = { "pmu-stat", "--preset", "nope", "--", "touch", MARKER, NULL };
-	char *two_formats[] = { "pmu-stat", "--csv", "--json", "--", "touch", MARKER, NULL };
+	char *bad_format[] = { "pmu-stat", "-f", "xml", "--", "touch", MARKER, NULL };
 	char *bad_cpu[] = { "pmu-stat", "-C", "63", "--", "touch", MARKER, NULL };
 
 	unlink(MARKER);
@@ -263,7 +263,8 @@ TEST(bad_input_never_starts_the_workload)
 	EXPECT_EQ(2, exit_code(run(bad_backend)));
 	EXPECT_EQ(2, exit_code(run(bad_cpus)));
 	EXPECT_EQ(2, exit_code(run(bad_preset)));
-	EXPECT_EQ(2, exit_code(run(two_formats)));
+	EXPECT_EQ(2, exit_code(run(bad_format)));
+	EXPECT_TRUE(output_has("want text, csv or json"));
 	EXPECT_EQ(2, exit_code(run(bad_cpu)));
 	EXPECT_TRUE(output_has("CPU 63 is not online"));
 	EXPECT_FALSE(file_exists(MARKER));
@@ -391,7 +392,7 @@ static void check_instructions(struct __test_metadata *_metadata, const char *ba
 {
 	char *spin[] = { "pmu-spin", SPIN_ARG, NULL };
 	char *argv[] = { "pmu-stat", "--backend", (char *)backend, "--pin-cpus", "0", "-e",
-			 "inst_retired:u", "--csv", "-o", CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
+			 "inst_retired:u", "-f", "csv", "-o", CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
 	double predicted = 2.0 * SPIN_ITER;
 	long long bare = bare_instructions(spin);
 	struct csv_row row;
@@ -414,7 +415,7 @@ static void check_instructions(struct __test_metadata *_metadata, const char *ba
 TEST(instructions_perf_backend)
 {
 	REQUIRE_COUNTING();
-	check_instructions(_metadata, "perf");
+	check_instructions(_metadata, "perf-read");
 }
 
 TEST(instructions_module_backend)
@@ -431,7 +432,7 @@ TEST(instructions_module_backend)
 TEST(perf_names_count_as_the_architectural_ones)
 {
 	char *argv[] = { "pmu-stat", "--pin-cpus", "0", "-e",
-			 "instructions:u,inst_retired:u,armv8_pmuv3_0/event=0x8/u", "--csv", "-o",
+			 "instructions:u,inst_retired:u,armv8_pmuv3_0/event=0x8/u", "-f", "csv", "-o",
 			 CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
 	double predicted = 2.0 * SPIN_ITER;
 	struct csv_row rows[3];
@@ -461,8 +462,8 @@ static void multiplexed_copies(struct __test_metadata *_metadata, unsigned int e
 {
 	unsigned int n = cpu0_counters() + extra, i, multiplexed = 0;
 	/* Without per_cpu, the command line from argv[1] on, which then names the tool. */
-	char spec[400] = "", *argv[] = { "pmu-stat", "--per-cpu", "--backend", "perf",
-					 "--pin-cpus", "0", "-e", spec, "--csv", "-o", CSV_FILE,
+	char spec[400] = "", *argv[] = { "pmu-stat", "--per-cpu", "--backend", "perf-read",
+					 "--pin-cpus", "0", "-e", spec, "-f", "csv", "-o", CSV_FILE,
 					 "--", "pmu-spin", "50000000", NULL };
 	struct csv_row rows[STAT_ROWS_MAX], all[STAT_ROWS_MAX];
 	double full = 2.0 * 50000000;
@@ -510,7 +511,7 @@ TEST(module_tdm_scales)
 {
 	char *argv[] = { "pmu-stat", "--backend", "module", "--read-period", "10", "-e",
 			 "inst_retired:u", "-e", "inst_retired:u", "-e", "inst_retired:u", "-e",
-			 "inst_retired:u", "--csv", "-o", CSV_FILE, "--", "pmu-spin", "300000000",
+			 "inst_retired:u", "-f", "csv", "-o", CSV_FILE, "--", "pmu-spin", "300000000",
 			 NULL };
 	struct csv_row rows[4], cyc;
 	/* Long enough for several turns each where CONFIGURE is slow (PREEMPT_RT: ~40 ms). */
@@ -547,7 +548,7 @@ TEST(module_tdm_scales)
 TEST(module_every_set_checked_before_the_run)
 {
 	char *argv[] = { "pmu-stat", "--backend", "module", "--read-period", "10", "-e",
-			 "inst_retired:u", "-e", "cpu_cycles:u", "--csv", "-o", CSV_FILE, "--", "sh",
+			 "inst_retired:u", "-e", "cpu_cycles:u", "-f", "csv", "-o", CSV_FILE, "--", "sh",
 			 "-c", "pmu-spin 100000000 && touch " MARKER, NULL };
 	double full = 2.0 * 100000000;
 	struct csv_row row;
@@ -576,7 +577,7 @@ TEST(module_lost_set_keeps_counting)
 	unsigned int n = cpu0_counters(), i, attempt;
 	char spec[400] = "", *argv[] = { "pmu-stat", "--backend", "module", "--pin-cpus", "0",
 					 "--read-period", "10", "-e", "inst_retired:u", "-e",
-					 spec, "--csv", "-o", CSV_FILE, "--", "sh", "-c",
+					 spec, "-f", "csv", "-o", CSV_FILE, "--", "sh", "-c",
 					 "touch " MARKER ".started && pmu-spin 300000000 && touch "
 					 MARKER, NULL };
 	struct timespec ms = { 0, 1000 * 1000 };
@@ -652,8 +653,8 @@ TEST(module_lost_set_keeps_counting)
 TEST(periods_and_plot)
 {
 	char *argv[] = { "pmu-stat", "--backend", "module", "--read-period", "10", "-e",
-			 "inst_retired:u", "--csv", "-o", CSV_FILE, "--periods", "/tmp/p.csv",
-			 "--plot", "/tmp/p.svg", "--", "pmu-spin", "10000000", "3", "30", NULL };
+			 "inst_retired:u", "-f", "csv", "-o", CSV_FILE, "--periods", "/tmp/p.csv",
+			 "--svg", "/tmp/p.svg", "--", "pmu-spin", "10000000", "3", "30", NULL };
 	unsigned long long sum = 0, delta;
 	char line[256], ev[64], cpu[16], set[16], svg[16384];
 	struct csv_row row;
@@ -694,7 +695,7 @@ TEST(periods_and_plot)
  */
 TEST(perf_period_rows_of_a_set_agree)
 {
-	char *argv[] = { "pmu-stat", "--backend", "perf", "--read-period", "20", "-e",
+	char *argv[] = { "pmu-stat", "--backend", "perf-read", "--read-period", "20", "-e",
 			 "cpu_cycles:u,inst_retired:u", "--periods", "/tmp/p.csv", "--pin-cpus", "1",
 			 "--", "pmu-spin", "20000000", NULL };
 	unsigned long long d[3] = { 0 }, sum = 0, delta;
@@ -743,7 +744,7 @@ TEST(perf_period_rows_of_a_set_agree)
 /* Per-CPU counts of a task that runs on several CPUs sum to its total. */
 TEST(per_cpu_sums)
 {
-	char *argv[] = { "pmu-stat", "--per-cpu", "-e", "inst_retired:u", "--csv", "-o", CSV_FILE,
+	char *argv[] = { "pmu-stat", "--per-cpu", "-e", "inst_retired:u", "-f", "csv", "-o", CSV_FILE,
 			 "--", "sh", "-c", "pmu-spin 5000000 & pmu-spin 10000000; wait", NULL };
 	struct csv_row total, cpus[STAT_ROWS_MAX];
 	unsigned long long sum = 0;
@@ -777,8 +778,8 @@ TEST(per_cpu_multiplexing_scales)
 
 TEST(json_report)
 {
-	char *argv[] = { "pmu-stat", "--json", "-o", "/tmp/s.json", "--preset", "ipc", "--", "pmu-spin",
-			 "1000", NULL };
+	char *argv[] = { "pmu-stat", "-f", "json", "-o", "/tmp/s.json", "--preset", "ipc", "--",
+			 "pmu-spin", "1000", NULL };
 	char buf[8192];
 	FILE *f;
 	size_t n;
@@ -790,7 +791,7 @@ TEST(json_report)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	EXPECT_TRUE(strstr(buf, "\"backend\": \"perf\"") != NULL);
+	EXPECT_TRUE(strstr(buf, "\"backend\": \"perf-read\"") != NULL);
 	EXPECT_TRUE(strstr(buf, "\"name\": \"IPC\"") != NULL);
 	EXPECT_TRUE(strstr(buf, "\"preset\": \"ipc\"") != NULL);
 }
@@ -808,7 +809,7 @@ TEST(never_scheduled_is_not_counted)
 	ASSERT_GE(40U, n);
 	argv[k++] = "pmu-stat";
 	argv[k++] = "--backend";
-	argv[k++] = "perf";
+	argv[k++] = "perf-read";
 	for (i = 0; i < n; i++) {
 		argv[k++] = "-e";
 		argv[k++] = "inst_retired";
@@ -831,11 +832,11 @@ TEST(never_scheduled_is_not_counted)
  */
 TEST(unimplemented_events_without_module)
 {
-	char *ev[] = { "pmu-stat", "--backend", "perf", "-e", "l1d_cache_refill:u,br_mis_pred:u",
+	char *ev[] = { "pmu-stat", "--backend", "perf-read", "-e", "l1d_cache_refill:u,br_mis_pred:u",
 		       "--", "pmu-spin", "1000", NULL };
-	char *raw[] = { "pmu-stat", "--backend", "perf", "-e", "0x4000,0x4001,0x4004", "--",
+	char *raw[] = { "pmu-stat", "--backend", "perf-read", "-e", "0x4000,0x4001,0x4004", "--",
 			"true", NULL };
-	char *preset[] = { "pmu-stat", "--backend", "perf", "--", "pmu-spin", "1000", NULL };
+	char *preset[] = { "pmu-stat", "--backend", "perf-read", "--", "pmu-spin", "1000", NULL };
 	char cmd[256];
 	const char *params = getenv("PMUSER_MODPARAMS");
 
@@ -864,15 +865,15 @@ static void unconfirmed_in_machine_formats(struct __test_metadata *_metadata, un
 {
 	char *argv[][9] = {
 		{ "pmu-stat", "-o", OUT_FILE, "-x", ",", "--", "pmu-spin", "100000", NULL },
-		{ "pmu-stat", "-o", OUT_FILE, "--csv", "--", "pmu-spin", "100000", NULL },
-		{ "pmu-stat", "-o", OUT_FILE, "--json", "--", "pmu-spin", "100000", NULL },
+		{ "pmu-stat", "-o", OUT_FILE, "-f", "csv", "--", "pmu-spin", "100000", NULL },
+		{ "pmu-stat", "-o", OUT_FILE, "-f", "json", "--", "pmu-spin", "100000", NULL },
 	};
 	unsigned int k, flagged, zeros;
 	char line[1024];
 	FILE *f;
 
 	for (k = 0; k < 3; k++) {
-		ASSERT_EQ(0, exit_code(run(argv[k]))) TH_LOG("%s", argv[k][3]);
+		ASSERT_EQ(0, exit_code(run(argv[k]))) TH_LOG("%s %s", argv[k][3], argv[k][4]);
 		f = fopen(OUT_FILE, "r");
 		ASSERT_TRUE(f != NULL);
 		flagged = 0;
@@ -946,7 +947,7 @@ TEST(unconfirmed_zero_is_flagged)
  */
 TEST(perf_style_lines_over_repeated_runs)
 {
-	char *argv[] = { "pmu-stat", "--backend", "perf", "--pin-cpus", "0", "-e",
+	char *argv[] = { "pmu-stat", "--backend", "perf-read", "--pin-cpus", "0", "-e",
 			 "inst_retired:u", "-x", ",", "-r", "3", "-o", CSV_FILE, "--", "pmu-spin",
 			 SPIN_ARG, NULL };
 	double predicted = 2.0 * SPIN_ITER, value = 0, spread = -1, pct = 0;

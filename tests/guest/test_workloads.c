@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The workload tools end to end: each runs with --parsable and small sizes, and every
+ * The workload tools end to end: each runs with -f kv and small sizes, and every
  * kernel's measured INST_RETIRED must equal its closed-form prediction exactly (under
  * QEMU's -icount); events QEMU's PMU lacks must come out "unsupported", never 0;
  * pmu-overhead's read methods must order as designed; bad input must be refused with a
@@ -52,8 +52,8 @@ struct tool_result {
 };
 
 /*
- * Runs a tool in --parsable mode and checks every line: INST_RETIRED predicted == measured;
- * every other event is unsupported (QEMU's PMU counts only cycles and instructions).
+ * Runs a tool with -f kv (key=value lines) and checks every line: INST_RETIRED predicted ==
+ * measured; every other event is unsupported (QEMU's PMU counts only cycles and instructions).
  */
 static void check_tool(struct __test_metadata *_metadata, const char *cmd,
 		       struct tool_result *res)
@@ -104,9 +104,9 @@ TEST(chase_exact)
 	struct tool_result a, b;
 
 	REQUIRE_EXACT();
-	check_tool(_metadata, "pmu-chase -p -s 4K -i 3", &a);
+	check_tool(_metadata, "pmu-chase -f kv -s 4K --iterations 3", &a);
 	EXPECT_EQ(1, a.inst_runs);
-	check_tool(_metadata, "pmu-chase -p -s 8K -i 2 --line 128 --sequential", &b);
+	check_tool(_metadata, "pmu-chase -f kv -s 8K --iterations 2 --line 128 --sequential", &b);
 	EXPECT_EQ(1, b.inst_runs);
 	EXPECT_EQ(a.harness, b.harness);
 }
@@ -114,8 +114,8 @@ TEST(chase_exact)
 TEST(misp_exact)
 {
 	static const char *const cmds[] = {
-		"pmu-misp -p -s 4K -i 2", "pmu-misp -p -s 3001 --seed 9", "pmu-misp -p -s 1K --ones",
-		"pmu-misp -p -s 1K --zeros",
+		"pmu-misp -f kv -s 4K --iterations 2", "pmu-misp -f kv -s 3001 --seed 9",
+		"pmu-misp -f kv -s 1K --ones", "pmu-misp -f kv -s 1K --zeros",
 	};
 	struct tool_result r;
 	unsigned int i;
@@ -132,11 +132,11 @@ TEST(matrix_exact)
 	struct tool_result r;
 
 	REQUIRE_EXACT();
-	check_tool(_metadata, "pmu-matrix -p -n 16", &r);
+	check_tool(_metadata, "pmu-matrix -f kv --order 16", &r);
 	EXPECT_EQ(2, r.inst_runs);
-	check_tool(_metadata, "pmu-matrix -p -n 5 --seed 3", &r);
+	check_tool(_metadata, "pmu-matrix -f kv --order 5 --seed 3", &r);
 	EXPECT_EQ(2, r.inst_runs);
-	check_tool(_metadata, "pmu-matrix -p -n 1", &r);
+	check_tool(_metadata, "pmu-matrix -f kv --order 1", &r);
 	EXPECT_EQ(2, r.inst_runs);
 }
 
@@ -145,9 +145,9 @@ TEST(walk_exact)
 	struct tool_result r;
 
 	REQUIRE_EXACT();
-	check_tool(_metadata, "pmu-walk -p -s 4K -i 3", &r);
+	check_tool(_metadata, "pmu-walk -f kv -s 4K --iterations 3", &r);
 	EXPECT_EQ(1, r.inst_runs);
-	check_tool(_metadata, "pmu-walk -p -s 256 --stride 4 -i 2", &r);
+	check_tool(_metadata, "pmu-walk -f kv -s 256 --stride 4 --iterations 2", &r);
 	EXPECT_EQ(1, r.inst_runs);
 }
 
@@ -160,7 +160,7 @@ TEST(hazards_exact)
 	runs = 5;	/* no divide instruction */
 #endif
 	REQUIRE_EXACT();
-	check_tool(_metadata, "pmu-hazards -p -i 100 -s 1K", &r);
+	check_tool(_metadata, "pmu-hazards -f kv --iterations 100 -s 1K", &r);
 	EXPECT_EQ(runs, r.inst_runs);
 }
 
@@ -225,7 +225,7 @@ TEST(overhead_ordering)
 	double raw, serial, serial_u, all, allraw, mmap, read1, readg, clk, inline3, libperf, papi;
 
 	REQUIRE_COUNTING();
-	ASSERT_EQ(0, run("pmu-overhead -p -n 200 -r 5", out, sizeof(out)));
+	ASSERT_EQ(0, run("pmu-overhead -f kv --reads 200 -r 5", out, sizeof(out)));
 	raw = method_cost(out, "raw", "inst_uk");
 	serial = method_cost(out, "serial", "inst_uk");
 	serial_u = method_cost(out, "serial", "inst_u");
@@ -307,7 +307,7 @@ TEST(no_crash_without_counters)
 	const char *line;
 	int st;
 
-	st = run("pmu-chase -p -s 4K -i 2 2>&1", out, sizeof(out));
+	st = run("pmu-chase -f kv -s 4K --iterations 2 2>&1", out, sizeof(out));
 	ASSERT_LE(0, st) TH_LOG("killed by a signal");
 	ASSERT_GE(1, st);
 	if (st) {
@@ -332,14 +332,15 @@ TEST(no_crash_without_counters)
 TEST(bad_input_refused)
 {
 	static const char *const cmds[] = {
-		"pmu-chase --size 0", "pmu-chase --size 12X", "pmu-chase -i -3",
+		"pmu-chase --size 0", "pmu-chase --size 12X", "pmu-chase --iterations -3",
 		"pmu-chase --line 3", "pmu-chase --bogus", "pmu-chase extra",
-		"pmu-chase -s 64 --line 128", "pmu-chase -s 1G --line 8 -i 4000",
-		"pmu-misp --size 0", "pmu-misp --ones --zeros", "pmu-misp -i abc",
-		"pmu-misp -s 99999999999999999999", "pmu-matrix -n 0", "pmu-matrix -n 701",
+		"pmu-chase -s 64 --line 128", "pmu-chase -s 1G --line 8 --iterations 4000",
+		"pmu-misp --size 0", "pmu-misp --ones --zeros", "pmu-misp --iterations abc",
+		"pmu-misp -s 99999999999999999999", "pmu-matrix --order 0", "pmu-matrix --order 701",
 		"pmu-matrix --seed", "pmu-walk --stride 6", "pmu-walk --stride 8K -s 4K",
-		"pmu-walk -s 1G --stride 4 -i 100", "pmu-hazards -i 0", "pmu-hazards -s 1T",
-		"pmu-overhead --reads 0", "pmu-overhead --runs x", "pmu-overhead now",
+		"pmu-walk -s 1G --stride 4 --iterations 100", "pmu-hazards --iterations 0",
+		"pmu-hazards -s 1T", "pmu-walk -f xml", "pmu-overhead --reads 0",
+		"pmu-overhead --repeat x", "pmu-overhead -f csv", "pmu-overhead now",
 	};
 	static char out[OUT_MAX];
 	unsigned int i;

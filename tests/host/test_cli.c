@@ -80,8 +80,9 @@ TEST(ambiguous_abbreviation_names_the_candidates)
 {
 	char out[16384];
 
-	EXPECT_EQ(2, tool_run(BIN "pmu-stat --c -- true 2>&1", false, out, sizeof(out)));
-	EXPECT_STREQ("pmu-stat: option '--c' is ambiguous: --cpu, --csv\n", out);
+	EXPECT_EQ(2, tool_run(BIN "pmu-stat --per -- true 2>&1", false, out, sizeof(out)));
+	EXPECT_STREQ("pmu-stat: option '--per' is ambiguous: --per-thread, --per-cpu, --periods\n",
+		     out);
 	EXPECT_EQ(2, tool_run(BIN "pmu-stat --no-such=3 -- true 2>&1", false, out, sizeof(out)));
 	EXPECT_STREQ("pmu-stat: unknown option '--no-such' (see --help)\n", out);
 	/* An abbreviation of one option is that option. */
@@ -95,7 +96,7 @@ TEST(ambiguous_abbreviation_names_the_candidates)
  */
 TEST(unwritable_output_is_an_error)
 {
-	static const char *const runs[] = { "pmu-info", "pmu-matrix -n 8" };
+	static const char *const runs[] = { "pmu-info", "pmu-matrix --order 8" };
 	char cmd[512], out[16384];
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
@@ -122,11 +123,11 @@ TEST(bad_outputs_and_layouts_are_usage_errors)
 	static const char *const bad[][2] = {
 		{ "pmu-stat -o pmuser-cli.keep --periods pmuser-cli.keep -- true",
 		  "-o and --periods name the same file" },
-		{ "pmu-stat -o pmuser-cli.keep --plot ./pmuser-cli.keep -- true",
-		  "-o and --plot name the same file" },
-		{ "pmu-lat -n 100 -o pmuser-cli.keep --raw pmuser-cli.keep",
+		{ "pmu-stat -o pmuser-cli.keep --svg ./pmuser-cli.keep -- true",
+		  "-o and --svg name the same file" },
+		{ "pmu-lat --samples 100 -o pmuser-cli.keep --raw pmuser-cli.keep",
 		  "--raw and -o name the same file" },
-		{ "pmu-sweep --sizes 4K,8K,16K -t 0.05 -r 1 -o pmuser-cli.keep "
+		{ "pmu-sweep --sizes 4K,8K,16K --budget 0.05 -r 1 -o pmuser-cli.keep "
 		  "--svg pmuser-cli.keep", "-o and --svg name the same file" },
 		{ "pmu-lat --pattern stride --stride 12 -o pmuser-cli.keep",
 		  "--stride '12': not a multiple of" },
@@ -173,7 +174,7 @@ TEST(help_lists_only_real_options)
 
 			if (strncmp(line, "  -", 3) && strncmp(line, "      --", 8))
 				continue;
-			end = strstr(line + 2, "  ");
+			end = strstr(line + strspn(line, " "), "  ");
 			if (end)
 				*end = '\0';
 			for (p = strstr(line, "--"); p; p = strstr(p + 2, "--")) {
@@ -197,6 +198,134 @@ TEST(help_lists_only_real_options)
 	}
 }
 
+/* An option of a tool's usage: letter (0: long only), long name, whether it takes a value. */
+struct usage_opt {
+	const char *tool;
+	char letter;
+	char name[32];
+	bool arg;
+};
+
+/*
+ * The options of tool's --help into o (at most max), up to its -h/--help line: an option
+ * line's left column is "-x, --name ARG" or "    --name ARG", then ", --other" for each
+ * other name of the same option (long only, taking what the first takes). Returns how many.
+ */
+static size_t usage_opts(const char *tool, struct usage_opt *o, size_t max)
+{
+	static char out[16384];
+	char cmd[512];
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd), BIN "%s --help", tool);
+	if (tool_run(cmd, false, out, sizeof(out)))
+		return 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char letter = 0, *end, *p;
+		bool arg = false, first = true;
+
+		if (!strncmp(line, "  -", 3) && line[3] != '-')
+			letter = line[3];
+		else if (strncmp(line, "      --", 8))
+			continue;
+		end = strstr(line + strspn(line, " "), "  ");
+		if (end)
+			*end = '\0';
+		for (p = strstr(line, "--"); p && n < max; p = strstr(p + 2, "--"), first = false) {
+			size_t len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+
+			if (first)
+				arg = p[2 + len] == ' ' && p[3 + len] >= 'A' && p[3 + len] <= 'Z';
+			o[n] = (struct usage_opt){ .tool = tool, .letter = first ? letter : 0,
+						   .arg = arg };
+			snprintf(o[n].name, sizeof(o[n].name), "%.*s", (int)len, p + 2);
+			n++;
+		}
+		if (n && !strcmp(o[n - 1].name, "help"))
+			break;
+	}
+	return n;
+}
+
+/*
+ * perf stat's options that have a letter: a tool that takes one of these letters takes it
+ * under perf's long name, with a value where perf's takes one.
+ */
+static const struct usage_opt perf_stat[] = {
+	{ "perf", 'e', "event", true }, { "perf", 'x', "field-separator", true },
+	{ "perf", 'I', "interval-print", true }, { "perf", 'r', "repeat", true },
+	{ "perf", 'o', "output", true }, { "perf", 'C', "cpu", true },
+	{ "perf", 'a', "all-cpus", false }, { "perf", 'p', "pid", true },
+	{ "perf", 't', "tid", true }, { "perf", 'A', "no-aggr", false },
+	{ "perf", 'v', "verbose", false }, { "perf", 'b', "bpf-prog", true },
+	{ "perf", 'c', "scale", false }, { "perf", 'n', "null", false },
+	{ "perf", 'd', "detailed", false }, { "perf", 'S', "sync", false },
+	{ "perf", 'G', "cgroup", true }, { "perf", 'M', "metrics", true },
+	{ "perf", 'T', "transaction", false }, { "perf", 'B', "big-num", false },
+	{ "perf", 'D', "delay", true }, { "perf", 'j', "json-output", false },
+	{ "perf", 'h', "help", false }, { "perf", 'i', "no-inherit", false },
+};
+
+static const char *letter_name(char letter, char *buf)
+{
+	if (!letter)
+		return "long only";
+	buf[0] = '-';
+	buf[1] = letter;
+	buf[2] = '\0';
+	return buf;
+}
+
+/*
+ * One vocabulary across the tools, perf stat's where it has the letter: a letter is one long
+ * name in every tool, a long name has one letter (or none) in every tool, and a letter perf
+ * stat has means there what it means in perf stat.
+ */
+TEST(one_option_vocabulary)
+{
+	static struct usage_opt all[1024];
+	size_t n = 0, tools_n = sizeof(tools) / sizeof(tools[0]);
+	char a[4], b[4];
+
+	for (size_t t = 0; t <= tools_n; t++) {
+		const char *tool = t < tools_n ? tools[t] : "pmu-scale";
+		size_t got = usage_opts(tool, all + n, sizeof(all) / sizeof(all[0]) - n);
+
+		EXPECT_LE(2U, got) TH_LOG("%s: no options found in its usage", tool);
+		n += got;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct usage_opt *o = &all[i];
+
+		for (size_t j = 0; j < i; j++) {
+			const struct usage_opt *f = &all[j];
+
+			if (o->letter && o->letter == f->letter)
+				EXPECT_STREQ(f->name, o->name)
+					TH_LOG("-%c is --%s in %s but --%s in %s", o->letter,
+					       f->name, f->tool, o->name, o->tool);
+			if (!strcmp(o->name, f->name))
+				EXPECT_EQ(f->letter, o->letter)
+					TH_LOG("--%s is %s in %s but %s in %s", o->name,
+					       letter_name(f->letter, a), f->tool,
+					       letter_name(o->letter, b), o->tool);
+		}
+		for (size_t k = 0; o->letter && k < sizeof(perf_stat) / sizeof(perf_stat[0]); k++) {
+			const struct usage_opt *p = &perf_stat[k];
+
+			if (p->letter != o->letter)
+				continue;
+			EXPECT_STREQ(p->name, o->name)
+				TH_LOG("%s: -%c is --%s, perf stat's is --%s", o->tool, o->letter,
+				       o->name, p->name);
+			EXPECT_EQ(p->arg, o->arg)
+				TH_LOG("%s: -%c takes %s, perf stat's -%c %s", o->tool, o->letter,
+				       o->arg ? "a value" : "none", p->letter,
+				       p->arg ? "takes one" : "takes none");
+		}
+	}
+}
+
 /* 16K, 16KB and 16KiB are one size everywhere; a wrong suffix names the ones allowed. */
 TEST(sizes_take_one_syntax)
 {
@@ -204,20 +333,21 @@ TEST(sizes_take_one_syntax)
 	char cmd[512], out[16384];
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		snprintf(cmd, sizeof(cmd), BIN "pmu-chase -s %s -i 2", sizes[i]);
+		snprintf(cmd, sizeof(cmd), BIN "pmu-chase -s %s --iterations 2", sizes[i]);
 		EXPECT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("pmu-chase -s %s: %s",
 									 sizes[i], out);
-		snprintf(cmd, sizeof(cmd), BIN "pmu-sweep --sizes 4K,%s,64K -t 0.01 -r 1", sizes[i]);
+		snprintf(cmd, sizeof(cmd), BIN "pmu-sweep --sizes 4K,%s,64K --budget 0.01 -r 1", sizes[i]);
 		EXPECT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("pmu-sweep %s: %s",
 									 sizes[i], out);
 	}
-	EXPECT_EQ(2, tool_run(BIN "pmu-chase -s 16Kx -i 2", true, out, sizeof(out)));
+	EXPECT_EQ(2, tool_run(BIN "pmu-chase -s 16Kx --iterations 2", true, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "K, KB, KiB")) TH_LOG("%s", out);
 }
 
 /*
  * A kernel's predicted count that overflows 64 bits is over the budget, not wrapped below it
- * (pmu-misp -s 1G --ones -i 2863311529 would otherwise pass the check and run for ages).
+ * (pmu-misp -s 1G --ones --iterations 2863311529 would otherwise pass the check and run for
+ * ages).
  */
 TEST(instruction_budget_survives_overflow)
 {
@@ -243,20 +373,20 @@ TEST(workload_tools_name_their_units_and_claims)
 {
 	char out[16384];
 
-	ASSERT_EQ(0, tool_run(BIN "pmu-overhead -p -n 200 -r 2", true, out, sizeof(out)));
+	ASSERT_EQ(0, tool_run(BIN "pmu-overhead -f kv --reads 200 -r 2", true, out, sizeof(out)));
 	if (strstr(out, "backend=clock")) {
 		EXPECT_NE(NULL, strstr(out, "method=clock available=1 counters=1 ns="))
 			TH_LOG("%s", out);
 		EXPECT_EQ(NULL, strstr(out, "cycles=")) TH_LOG("%s", out);
 	}
 	if (!WL_PREDICTS) {
-		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K -i 2", true, out, sizeof(out)));
+		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K --iterations 2", true, out, sizeof(out)));
 		EXPECT_NE(NULL, strstr(out, "data-dependent branches: not known"))
 			TH_LOG("%s", out);
-		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K -i 2 -p", true, out, sizeof(out)));
+		ASSERT_EQ(0, tool_run(BIN "pmu-misp -s 1K --iterations 2 -f kv", true, out, sizeof(out)));
 		EXPECT_EQ(NULL, strstr(out, "data_branches=")) TH_LOG("%s", out);
 	}
-	ASSERT_EQ(0, tool_run(BIN "pmu-matrix -n 5", true, out, sizeof(out)));
+	ASSERT_EQ(0, tool_run(BIN "pmu-matrix --order 5", true, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "(100 B each)")) TH_LOG("%s", out);
 }
 

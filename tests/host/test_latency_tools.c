@@ -229,7 +229,7 @@ TEST(lat_clock_backend)
 	long long n = 0, sum = 0, v, c;
 	const char *s;
 
-	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 3000 -w 100 -f csv --raw pmuser-lat.raw",
+	ASSERT_EQ(0, run(BIN "pmu-lat --backend clock --samples 3000 -w 100 -f csv --raw pmuser-lat.raw",
 			 out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "# pmu-lat v1 unit=ns\n# backend=clock\n# timer=CLOCK_MONOTONIC_RAW"));
 	EXPECT_TRUE(has(out, "# sample=library region reads (clock backend"));
@@ -250,7 +250,8 @@ TEST(lat_clock_backend)
 			 "NR > 2 && $4 != $2 - b { bad++ } END { print bad + 0, NR }' "
 			 "pmuser-lat.raw", out, sizeof(out)));
 	EXPECT_STREQ("0 3002\n", out);
-	ASSERT_EQ(0, run(BIN "pmu-lat -b clock -n 500 --pattern page -s 1M -f json", out, sizeof(out)));
+	ASSERT_EQ(0, run(BIN "pmu-lat --backend clock --samples 500 --pattern page -s 1M -f json", out,
+			 sizeof(out)));
 	EXPECT_TRUE(has(out, "\"pattern\": \"page\"") && has(out, "\"histogram\": [[")) TH_LOG("%s", out);
 	/* The JSON says, as the CSV's "# resolved" does, whether the timer resolved the loads. */
 	EXPECT_TRUE(has(out, "\"resolved\": ")) TH_LOG("%s", out);
@@ -276,7 +277,8 @@ TEST(lat_reports_what_it_has_on_sigterm)
 	long long taken = -1, sum = 0, v, c;
 	const char *s;
 
-	ASSERT_EQ(0, run(STOP_RUN("pmu-lat -b clock -n 5000000 -s 1M -f csv"), out, sizeof(out)));
+	ASSERT_EQ(0, run(STOP_RUN("pmu-lat --backend clock --samples 5000000 -s 1M -f csv"), out,
+			 sizeof(out)));
 	ASSERT_TRUE(has(out, "rc=143 killed=1\n")) TH_LOG("%s", out);
 	s = strstr(out, "pmu-lat: stopped by signal 15 after ");
 	ASSERT_TRUE(s != NULL) TH_LOG("%s", out);
@@ -301,7 +303,7 @@ TEST(workload_reports_the_runs_done_on_sigterm)
 	unsigned int done = 7;
 	const char *s;
 
-	ASSERT_EQ(0, run(STOP_RUN("pmu-hazards -i 100000000"), out, sizeof(out)));
+	ASSERT_EQ(0, run(STOP_RUN("pmu-hazards --iterations 100000000"), out, sizeof(out)));
 	if (has(out, "killed=0"))
 		SKIP(return, "pmu-hazards ended before the signal");
 	ASSERT_TRUE(has(out, "rc=143 killed=1\n")) TH_LOG("%s", out);
@@ -318,8 +320,8 @@ TEST(sweep_clock_backend_round_trip)
 {
 	static char out[OUT_MAX];
 
-	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock -r 3 -t 1 --min 4K --max 8M -e default -f csv -o "
-			 "pmuser-sweep.csv --svg pmuser-sweep.svg", out, sizeof(out)))
+	ASSERT_EQ(0, run(BIN "pmu-sweep --backend clock -r 3 --budget 1 --min 4K --max 8M -e default "
+			 "-f csv -o pmuser-sweep.csv --svg pmuser-sweep.svg", out, sizeof(out)))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, run("cat pmuser-sweep.csv", out, sizeof(out)));
 	EXPECT_TRUE(has(out, "# pmu-sweep v1 unit=ns\n# backend=clock\n")) TH_LOG("%s", out);
@@ -331,15 +333,15 @@ TEST(sweep_clock_backend_round_trip)
 	EXPECT_TRUE(has(out, "\"unit\": \"ns\"") && has(out, "\"tiers\": [")) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "{\"size_bytes\": 4096, \"latency\": ")) TH_LOG("%s", out);
 	/* Measured JSON names its columns as the CSV does: size_bytes, latency (the minimum). */
-	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock -r 1 -t 0.2 --sizes 4K,64K,1M -f json", out,
-			 sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "pmu-sweep --backend clock -r 1 --budget 0.2 --sizes 4K,64K,1M -f json",
+			 out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "{\"size_bytes\": 4096, \"latency\": ")) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "\"ns_per_load\": ") && !has(out, "\"min\"")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run("head -c 4 pmuser-sweep.svg", out, sizeof(out)));
 	EXPECT_STREQ("<svg", out);
 	/* A plot that cannot be written is said to be the plot, not the report. */
-	EXPECT_EQ(1, run(BIN "pmu-sweep -b clock -r 1 -t 0.1 --sizes 4K,8K,16K --svg /dev/full",
-			 out, sizeof(out)));
+	EXPECT_EQ(1, run(BIN "pmu-sweep --backend clock -r 1 --budget 0.1 --sizes 4K,8K,16K "
+			 "--svg /dev/full", out, sizeof(out)));
 	EXPECT_TRUE(has(out, "writing /dev/full: No space left on device")) TH_LOG("%s", out);
 	EXPECT_FALSE(has(out, "writing the report")) TH_LOG("%s", out);
 	/* A report that cannot be written costs no plot. */
@@ -362,11 +364,11 @@ TEST(sweep_clock_backend_round_trip)
 	EXPECT_TRUE(has(out, "--svg pmuser-zero.svg: not written")) TH_LOG("%s", out);
 	EXPECT_NE(0, access("pmuser-zero.svg", F_OK));
 	/* Sizes rounded to the node spacing stay within --min and --max. */
-	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern stride --stride 1000 --min 2048 "
-			 "--max 16K -t 0.01 -r 1 -f csv", out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "pmu-sweep --backend clock --pattern stride --stride 1000 --min 2048 "
+			 "--max 16K --budget 0.01 -r 1 -f csv", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "\n3000,") && !has(out, "\n2000,")) TH_LOG("%s", out);
-	ASSERT_EQ(0, run(BIN "pmu-sweep -b clock --pattern random -r 2 -t 0.2 --sizes 16K,1M,4M", out,
-			 sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(BIN "pmu-sweep --backend clock --pattern random -r 2 --budget 0.2 "
+			 "--sizes 16K,1M,4M", out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(has(out, "independent random-index loads"));
 }
 
@@ -375,8 +377,9 @@ TEST(bad_input_on_host)
 	static const struct { const char *cmd, *msg; int rc; } cases[] = {
 		{ BIN "pmu-lat -s 1X", "-s '1X'", 2 },
 		{ BIN "pmu-lat --pattern spiral", "--pattern 'spiral': unknown pattern", 2 },
-		{ BIN "pmu-lat -b module", "no counter backend", 1 },
-		{ BIN "pmu-lat -b clock --pattern stride --stride 20", "--stride '20': not a multiple of 8", 2 },
+		{ BIN "pmu-lat --backend module", "no counter backend", 1 },
+		{ BIN "pmu-lat --backend clock --pattern stride --stride 20",
+		  "--stride '20': not a multiple of 8", 2 },
 		{ BIN "pmu-sweep --from " DATA "missing.csv", "No such file", 1 },
 		{ BIN "pmu-sweep --from " DATA, "Is a directory", 1 },
 		{ BIN "pmu-sweep --from " DATA "rpi4-a72.csv --svg /dev/full",
@@ -389,20 +392,20 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --sizes 4K,4K", "--sizes must increase", 2 },
 		{ BIN "pmu-sweep --sizes 4K,,8K", "empty item in --sizes", 2 },
 		{ BIN "pmu-sweep --sizes 4K,8K,", "empty item in --sizes", 2 },
-		{ BIN "pmu-sweep -b clock --max 1T", "--max '1T'", 2 },
-		{ BIN "pmu-sweep -b clock --min 1000 --max 1000",
+		{ BIN "pmu-sweep --backend clock --max 1T", "--max '1T'", 2 },
+		{ BIN "pmu-sweep --backend clock --min 1000 --max 1000",
 		  "no size to measure between --min 1000 and --max 1000", 2 },
-		{ BIN "pmu-sweep -b clock --sizes 4K,8K,512G", "memory; use smaller --sizes", 2 },
-		{ BIN "pmu-sweep -b clock --hugepages=tiny", "--hugepages 'tiny'", 2 },
+		{ BIN "pmu-sweep --backend clock --sizes 4K,8K,512G", "memory; use smaller --sizes", 2 },
+		{ BIN "pmu-sweep --backend clock --hugepages=tiny", "--hugepages 'tiny'", 2 },
 		/* What would be measured is never changed behind the user's back. */
-		{ BIN "pmu-sweep -b clock --sizes 130,4K", "130 is not a multiple of the", 2 },
-		{ BIN "pmu-sweep -b clock --sizes 4K,8K --min 1M", "--min does not apply", 2 },
-		{ BIN "pmu-sweep -b clock --sizes 4K,8K --max 1M", "--max does not apply", 2 },
-		{ BIN "pmu-sweep -b clock --pattern page --sizes 4K,6K", "multiple of the", 2 },
-		{ BIN "pmu-sweep -b clock --pattern stride --seed 3", "--pattern stride has none", 2 },
-		{ BIN "pmu-lat -b clock --pattern stride --seed 3", "--pattern stride has none", 2 },
-		{ BIN "pmu-lat -b clock --pattern random --gap 5", "--pattern random", 2 },
-		{ BIN "pmu-lat -b clock -c 1000", "CPU 1000 is not online or not allowed", 2 },
+		{ BIN "pmu-sweep --backend clock --sizes 130,4K", "130 is not a multiple of the", 2 },
+		{ BIN "pmu-sweep --backend clock --sizes 4K,8K --min 1M", "--min does not apply", 2 },
+		{ BIN "pmu-sweep --backend clock --sizes 4K,8K --max 1M", "--max does not apply", 2 },
+		{ BIN "pmu-sweep --backend clock --pattern page --sizes 4K,6K", "multiple of the", 2 },
+		{ BIN "pmu-sweep --backend clock --pattern stride --seed 3", "--pattern stride has none", 2 },
+		{ BIN "pmu-lat --backend clock --pattern stride --seed 3", "--pattern stride has none", 2 },
+		{ BIN "pmu-lat --backend clock --pattern random --gap 5", "--pattern random", 2 },
+		{ BIN "pmu-lat --backend clock --pin-cpu 1000", "CPU 1000 is not online or not allowed", 2 },
 		{ BIN "pmu-chase --sequential --seed 3", "--sequential has no shuffle", 2 },
 		{ BIN "pmu-misp --zeros --seed 3", "--zeros has none", 2 },
 	};
@@ -426,8 +429,8 @@ TEST(bad_output_paths_fail_before_measuring)
 		BIN "pmu-sweep --svg /nonexistent/x.svg",
 		BIN "pmu-lat --raw /nonexistent/raw.csv",
 		/* No module here: a tool that opened the timer first would name that instead. */
-		BIN "pmu-lat -b module -o /nonexistent/x",
-		BIN "pmu-lat -b module --raw /nonexistent/raw.csv",
+		BIN "pmu-lat --backend module -o /nonexistent/x",
+		BIN "pmu-lat --backend module --raw /nonexistent/raw.csv",
 	};
 	unsigned int i;
 
@@ -449,9 +452,9 @@ TEST(bad_output_paths_fail_before_measuring)
 TEST(usage_errors_leave_outputs_alone)
 {
 	static const char *const cmds[] = {
-		BIN "pmu-lat -b clock --pattern page -s 6K -o pmuser-keep.txt",
-		BIN "pmu-lat -b clock -c 1000 -o pmuser-keep.txt",
-		BIN "pmu-sweep -b clock --pattern page --sizes 1K,2K,3K -o pmuser-keep.txt",
+		BIN "pmu-lat --backend clock --pattern page -s 6K -o pmuser-keep.txt",
+		BIN "pmu-lat --backend clock --pin-cpu 1000 -o pmuser-keep.txt",
+		BIN "pmu-sweep --backend clock --pattern page --sizes 1K,2K,3K -o pmuser-keep.txt",
 		BIN "pmu-sweep --from " DATA "rpi4-a72.csv -o pmuser-keep.txt --svg pmuser-keep.txt",
 	};
 	static char out[OUT_MAX];
@@ -471,8 +474,8 @@ TEST(lat_raw_write_failure_keeps_the_report)
 {
 	static char out[OUT_MAX];
 
-	EXPECT_EQ(1, run(BIN "pmu-lat -b clock -n 2000 -w 10 --raw /dev/full 2>/dev/null", out,
-			 sizeof(out)));
+	EXPECT_EQ(1, run(BIN "pmu-lat --backend clock --samples 2000 -w 10 --raw /dev/full 2>/dev/null",
+			 out, sizeof(out)));
 	EXPECT_TRUE(has(out, "histogram")) TH_LOG("%s", out);
 }
 

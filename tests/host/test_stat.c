@@ -49,8 +49,8 @@ TEST(options_defaults_and_command)
 	EXPECT_EQ(NULL, o.preset);
 
 	ASSERT_EQ(0, PARSE(&o, err, "-e", "inst_retired", "--events", "l1d_cache,l1d_cache_refill",
-			   "--read-period", "10", "-o", "r.txt", "--json", "--per-cpu", "--pin-cpus",
-			   "0,2-3", "--backend", "perf", "--periods", "p.csv", "--plot", "p.svg", "--",
+			   "--read-period", "10", "-o", "r.txt", "-f", "json", "--per-cpu", "--pin-cpus",
+			   "0,2-3", "--backend", "perf-read", "--periods", "p.csv", "--svg", "p.svg", "--",
 			   "x", "--y"));
 	EXPECT_EQ(2U, o.nr_event_args);
 	EXPECT_STREQ("l1d_cache,l1d_cache_refill", o.event_args[1]);
@@ -59,11 +59,11 @@ TEST(options_defaults_and_command)
 	EXPECT_STREQ("r.txt", o.output);
 	EXPECT_EQ(STAT_JSON, o.format);
 	EXPECT_TRUE(o.per_cpu);
-	EXPECT_EQ(STAT_PERF, o.backend);
+	EXPECT_EQ(STAT_PERF_READ, o.backend);
 	EXPECT_EQ(3U, o.nr_pin_cpus);
 	EXPECT_EQ(0U, o.nr_cpus);
 	EXPECT_STREQ("p.csv", o.periods_file);
-	EXPECT_STREQ("p.svg", o.plot_file);
+	EXPECT_STREQ("p.svg", o.svg_file);
 	EXPECT_EQ(2, o.argc);
 	EXPECT_EQ(EINVAL, -PARSE(&o, err, "--backend", "module", "--pin-cpus", "0,1", "--", "x"));
 	EXPECT_TRUE(strstr(err, "one CPU") != NULL);
@@ -136,7 +136,12 @@ TEST(options_refused)
 		{ "-C", "0,", "x", "-C '0,'" },
 		{ "-C", "64", "x", "-C '64'" },
 		{ "-C", "a", "x", "-C 'a'" },
-		{ "--backend", "gpu", "x", "--backend 'gpu'" },
+		{ "--backend", "gpu", "x",
+		  "--backend 'gpu': unknown backend (want auto, module, perf-read or clock)" },
+		{ "--backend", "perf", "x", "--backend 'perf': unknown backend" },
+		{ "--backend", "perf-mmap", "x", "reads only the calling thread's own counters" },
+		{ "-f", "xml", "x", "-f 'xml': unknown format (want text, csv or json)" },
+		{ "--csv", "x", NULL, "unknown option '--csv'" },
 		{ "--preset", "nope", "x", "unknown preset 'nope'" },
 		{ "-e", "", "x", "-e ''" },
 		{ "--bogus", "x", NULL, "unknown option '--bogus'" },
@@ -167,10 +172,12 @@ TEST(options_refused)
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "--periods", "p.csv", "x"));
 	EXPECT_TRUE(strstr(err, "--periods: the clock backend counts no events") != NULL)
 		TH_LOG("%s", err);
-	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "--plot", "p.svg", "x"));
-	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "--json", "x"));
-	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--csv", "-x", ",", "x"));
-	EXPECT_TRUE(strstr(err, "--csv, --json and -x") != NULL) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "--svg", "p.svg", "x"));
+	EXPECT_TRUE(strstr(err, "--svg: the clock backend counts no events") != NULL)
+		TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-f", "csv", "-x", ",", "x"));
+	EXPECT_TRUE(strstr(err, "give -f or -x, not both") != NULL) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--format", "text", "-x", ",", "x"));
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-r", "0", "x"));
 	EXPECT_TRUE(strstr(err, "-r '0'") != NULL) TH_LOG("%s", err);
 	EXPECT_EQ(-EINVAL, PARSE(&o, err, "-r", "2", "--periods", "p.csv", "x"));
@@ -190,10 +197,10 @@ TEST(options_refused)
 TEST(perf_options_refused_with_why)
 {
 	static const struct {
-		const char *args[5], *msg;
+		const char *args[6], *msg;
 	} bad[] = {
 		{ { "-A", "x" }, "-A (--no-aggr) gives a row per CPU of -a or -C" },
-		{ { "-I", "100", "--csv", "x" }, "not --csv or --json" },
+		{ { "-I", "100", "-f", "csv", "x" }, "not -f csv or json" },
 		{ { "-I", "100", "-r", "2", "x" }, "-I with -r is not implemented" },
 		{ { "-I", "100", "--read-period", "10", "x" }, "drop --read-period" },
 		{ { "-I", "100", "--per-cpu", "x" }, "-I with --per-cpu is not implemented" },
@@ -202,7 +209,7 @@ TEST(perf_options_refused_with_why)
 		{ { "-p", "1", "-t", "2", "x" }, "give -p or -t, not both" },
 		{ { "-p", "1", "--per-cpu", "x" }, "not with -p/-t" },
 		{ { "--per-thread", "x" }, "--per-thread gives a row per thread of -p or -t" },
-		{ { "-p", "1", "--per-thread", "--json", "x" }, "not in --csv or --json" },
+		{ { "-p", "1", "--per-thread", "-f", "json", "x" }, "not in -f csv or json" },
 		{ { "--backend", "module", "-a", "x" }, "the module backend counts the one CPU" },
 		{ { "--backend", "module", "-I", "100", "x" }, "-I: the module backend time-shares" },
 	};
@@ -211,10 +218,10 @@ TEST(perf_options_refused_with_why)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *argv[7] = { "pmu-stat" };
+		char *argv[8] = { "pmu-stat" };
 		int argc = 1;
 
-		while (argc < 6 && bad[i].args[argc - 1])
+		while (argc < 7 && bad[i].args[argc - 1])
 			argv[argc] = (char *)bad[i].args[argc - 1], argc++;
 		EXPECT_EQ(-EINVAL, stat_opts_parse(argc, argv, &o, err, sizeof(err)))
 			TH_LOG("case %zu", i);
@@ -922,7 +929,7 @@ TEST(perf_stat_x_lines)
 	ASSERT_TRUE(r != NULL);
 	ASSERT_EQ(0, stat_opts_parse(6, argv, &o, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
-	r->backend = STAT_PERF;
+	r->backend = STAT_PERF_READ;
 	r->runs = 1;
 	r->have_cycles = true;
 	r->cycles.supported = true;
@@ -1028,7 +1035,7 @@ TEST(perf_stat_interval_lines)
 	ASSERT_TRUE(iv && r);
 	ASSERT_EQ(0, stat_opts_parse(8, argv_x, &o, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
-	r->backend = STAT_PERF;
+	r->backend = STAT_PERF_READ;
 	r->runs = 1;
 	iv->t_ns = 100123456;
 	iv->nr_rows = 1;
@@ -1124,14 +1131,14 @@ TEST(outputs_opened_before_the_command_runs)
 	const char *marker = "pmuser-stat-ran";
 
 	unlink(marker);
-	snprintf(cmd, sizeof(cmd), "%s --plot /nonexistent/x.svg -- touch %s", STAT_BIN, marker);
+	snprintf(cmd, sizeof(cmd), "%s --svg /nonexistent/x.svg -- touch %s", STAT_BIN, marker);
 	EXPECT_EQ(2, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_TRUE(strstr(out, "/nonexistent/x.svg") != NULL) TH_LOG("%s", out);
 	EXPECT_NE(0, access(marker, F_OK)) TH_LOG("the command ran");
 	snprintf(cmd, sizeof(cmd), "%s -o /nonexistent/r.txt -- touch %s", STAT_BIN, marker);
 	EXPECT_EQ(2, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(0, access(marker, F_OK)) TH_LOG("the command ran");
-	snprintf(cmd, sizeof(cmd), "%s -o pmuser-stat-r.txt --plot pmuser-stat.svg -- sh -c 'exit 3'",
+	snprintf(cmd, sizeof(cmd), "%s -o pmuser-stat-r.txt --svg pmuser-stat.svg -- sh -c 'exit 3'",
 		 STAT_BIN);
 	EXPECT_EQ(3, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_EQ(0, access("pmuser-stat-r.txt", F_OK));
@@ -1214,7 +1221,7 @@ TEST(run_cut_short_by_a_signal_left_out)
 {
 	char out[8192], cmd[1024];
 
-	snprintf(cmd, sizeof(cmd), "rm -f pmuser-m pmuser-m2; timeout -s KILL 15 %s -r 5 --json -- "
+	snprintf(cmd, sizeof(cmd), "rm -f pmuser-m pmuser-m2; timeout -s KILL 15 %s -r 5 -f json -- "
 		 "sh -c 'trap \"exit 0\" TERM; if [ -e pmuser-m ]; then touch pmuser-m2; "
 		 "sleep 5 & wait; else touch pmuser-m; fi' >pmuser-o.txt 2>pmuser-e.txt & p=$!; "
 		 "i=0; while [ ! -e pmuser-m2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); "
@@ -1234,10 +1241,10 @@ TEST(machine_reports_name_their_runs)
 {
 	char out[16384], cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "%s -r 3 --csv -- true", STAT_BIN);
+	snprintf(cmd, sizeof(cmd), "%s -r 3 -f csv -- true", STAT_BIN);
 	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\n# runs=3\n")) TH_LOG("%s", out);
-	snprintf(cmd, sizeof(cmd), "%s -r 2 --json -- true", STAT_BIN);
+	snprintf(cmd, sizeof(cmd), "%s -r 2 -f json -- true", STAT_BIN);
 	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"runs\": 2,")) TH_LOG("%s", out);
 }
@@ -1253,7 +1260,7 @@ TEST(killed_run_left_out_of_the_means)
 	double elapsed = 0;
 
 	unlink("pmuser-once");
-	snprintf(cmd, sizeof(cmd), "%s -r 4 --json -- sh -c '[ -e pmuser-once ] && kill -KILL $$; "
+	snprintf(cmd, sizeof(cmd), "%s -r 4 -f json -- sh -c '[ -e pmuser-once ] && kill -KILL $$; "
 		 "touch pmuser-once' 2>pmuser-e.txt; echo rc=$?; cat pmuser-e.txt", STAT_BIN);
 	tool_run(cmd, false, out, sizeof(out));
 	EXPECT_EQ(0, strncmp(out, "rc=137\n", 7)) TH_LOG("%s", out);
@@ -1292,14 +1299,14 @@ TEST(repeats_report_mean_user_time)
 	double one = -1, mean = -1;
 	const char *p;
 
-	snprintf(cmd, sizeof(cmd), "%s --json -- sh -c '%s'", STAT_BIN, spin);
+	snprintf(cmd, sizeof(cmd), "%s -f json -- sh -c '%s'", STAT_BIN, spin);
 	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	p = strstr(out, "\"user_s\": ");
 	ASSERT_NE(NULL, p) TH_LOG("%s", out);
 	ASSERT_EQ(1, sscanf(p, "\"user_s\": %lf", &one));
 	ASSERT_GT(one, 0.05) TH_LOG("the spin took %f s of user time", one);
 	unlink("pmuser-once");
-	snprintf(cmd, sizeof(cmd), "%s -r 8 --json -- sh -c '[ -e pmuser-once ] || { %s; }; "
+	snprintf(cmd, sizeof(cmd), "%s -r 8 -f json -- sh -c '[ -e pmuser-once ] || { %s; }; "
 		 "touch pmuser-once'", STAT_BIN, spin);
 	ASSERT_EQ(0, tool_run(cmd, true, out, sizeof(out))) TH_LOG("%s", out);
 	p = strstr(out, "\"user_s\": ");
