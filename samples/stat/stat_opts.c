@@ -382,7 +382,6 @@ static size_t perf_options(struct tool_opt *t, struct stat_opts *o, struct parse
 		  "\n-e for more sets): perf's names, pmu-info --events names,"
 		  "\n0x1b or r1b; modes :u, :k, :uk (see Modes below)",
 		  TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
-		{ "events", 0, "SPEC", NULL, TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
 		{ "field-separator", 'x', "SEP", "perf stat -x lines of the events asked for: value,"
 		  "\nunit, event, [+- %,] run ns, % running, metric, unit",
 		  TOOL_OPT_PARSE, .parse = parse_separator, .ctx = o },

@@ -48,7 +48,7 @@ TEST(options_defaults_and_command)
 	EXPECT_EQ(0U, o.nr_event_args);
 	EXPECT_EQ(NULL, o.preset);
 
-	ASSERT_EQ(0, PARSE(&o, err, "-e", "inst_retired", "--events", "l1d_cache,l1d_cache_refill",
+	ASSERT_EQ(0, PARSE(&o, err, "-e", "inst_retired", "--event", "l1d_cache,l1d_cache_refill",
 			   "--read-period", "10", "-o", "r.txt", "-f", "json", "--per-cpu", "--pin-cpus",
 			   "0,2-3", "--backend", "perf-read", "--periods", "p.csv", "--svg", "p.svg", "--",
 			   "x", "--y"));
