@@ -514,7 +514,7 @@ struct pmuser_evspec_entry {
  * a hex number as 0x1b or r1b (decimal is refused as ambiguous), optionally followed by :u
  * (user, the default), :k (kernel) or :uk. perf's forms are taken too: its generic names
  * (cycles, instructions, branches, branch-misses, cache-references, cache-misses, bus-cycles,
- * stalled-cycles-frontend, ...) as the events Linux's ARMv8 PMU driver counts for them, and a
+ * stalled-cycles-frontend, ...) as the events the core's Linux PMU driver counts for them, and a
  * CPU PMU's "armv8_pmuv3_0/inst_retired/" or "armv8_cortex_a72/event=0x8/u" (event= is hex
  * after 0x, else decimal, as perf reads it; the modifiers follow the slash, with or without
  * a colon). Stores at most max entries in out and their count in *count. Returns 0, or

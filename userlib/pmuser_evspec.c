@@ -111,28 +111,117 @@ static int number_parse(const struct element *el, size_t len, size_t prefix, uin
 }
 
 /*
- * perf's generic hardware event names, each as the architectural event Linux's ARMv8 PMU
- * driver (drivers/perf/arm_pmuv3.c) counts for it. The event is looked up by name in the
- * core's tables, so where a core has none of that name (ARMv7: no STALL_FRONTEND; ARM1176:
- * CPU_CYCLES only) the perf name is not supported there. For branches the driver takes
- * BR_RETIRED, else PC_WRITE_RETIRED where the core lacks it; the tables stand in for PMCEID.
+ * perf's generic hardware events (PERF_COUNT_HW_*), the columns of the maps below, and the
+ * names perf takes for them.
  */
+enum perf_hw {
+	HW_CYCLES, HW_INSTRUCTIONS, HW_CACHE_REFERENCES, HW_CACHE_MISSES, HW_BRANCHES,
+	HW_BRANCH_MISSES, HW_BUS_CYCLES, HW_STALLED_FRONTEND, HW_STALLED_BACKEND, NR_HW
+};
+
 static const struct generic {
 	const char *perf;
-	const char *arch[2];
+	enum perf_hw hw;
 } generics[] = {
-	{ "cycles", { "CPU_CYCLES" } },
-	{ "cpu-cycles", { "CPU_CYCLES" } },
-	{ "instructions", { "INST_RETIRED" } },
-	{ "branches", { "BR_RETIRED", "PC_WRITE_RETIRED" } },
-	{ "branch-instructions", { "BR_RETIRED", "PC_WRITE_RETIRED" } },
-	{ "branch-misses", { "BR_MIS_PRED" } },
-	{ "cache-references", { "L1D_CACHE" } },
-	{ "cache-misses", { "L1D_CACHE_REFILL" } },
-	{ "bus-cycles", { "BUS_CYCLES" } },
-	{ "stalled-cycles-frontend", { "STALL_FRONTEND" } },
-	{ "stalled-cycles-backend", { "STALL_BACKEND" } },
+	{ "cycles", HW_CYCLES },
+	{ "cpu-cycles", HW_CYCLES },
+	{ "instructions", HW_INSTRUCTIONS },
+	{ "branches", HW_BRANCHES },
+	{ "branch-instructions", HW_BRANCHES },
+	{ "branch-misses", HW_BRANCH_MISSES },
+	{ "cache-references", HW_CACHE_REFERENCES },
+	{ "cache-misses", HW_CACHE_MISSES },
+	{ "bus-cycles", HW_BUS_CYCLES },
+	{ "stalled-cycles-frontend", HW_STALLED_FRONTEND },
+	{ "stalled-cycles-backend", HW_STALLED_BACKEND },
 };
+
+/* perf's map has no event for the name (the kernel's HW_OP_UNSUPPORTED): not supported. */
+#define NONE	(-1)
+/* ARMv6/ARMv7 perf's cycles: the drivers place event 0xff on the cycle counter, only there. */
+#define CCNT	0xff
+
+/*
+ * The event Linux's perf driver for a core counts for each generic name: the driver's map,
+ * in PERF_COUNT_HW_* order. ARMv7 cores: perf_event_v7.c (arch/arm/kernel/ in 6.1,
+ * drivers/perf/arm_v7_pmu.c in 6.12 and 7.3, the maps the same); the ARM1176:
+ * perf_event_v6.c (arm_v6_pmu.c in 6.12 and 7.3). Both drivers take the map the PMU's
+ * devicetree compatible names, that of the core, so here the core's name picks it.
+ */
+struct perf_map {
+	const char *cores[2];		/* as pmuser_core_name() names them */
+	int event[NR_HW];
+};
+
+static const struct perf_map perf_maps[] = {
+	/*  cycles  instr  c-ref  c-miss branch br-miss bus   st-fe  st-be */
+	/*
+	 * armv6_perf_map. No cache-references or cache-misses: the caches are Harvard and the
+	 * PMU has no event counting I and D accesses together. Front-end stalls are the
+	 * instruction buffer's (0x01), back-end ones the load/store unit's being full (0x11).
+	 */
+	{ { "ARM1176" },
+	  { CCNT,   0x07,  NONE,  NONE,  0x05,  0x06,   NONE, 0x01,  0x11 } },
+	/*
+	 * ARMv7: cache-references and cache-misses are the L1 D-cache's accesses (0x04) and
+	 * refills (0x03); branches are PC writes (0x0c) unless a row says otherwise: the
+	 * driver's equivalent of branch instructions (taken branches, other writes of the PC,
+	 * exception-generating instructions). Where a row has NONE the map has no event.
+	 */
+	/* armv7_a5_perf_map. */
+	{ { "Cortex-A5" },
+	  { CCNT,   0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, NONE,  NONE } },
+	/* armv7_a7_perf_map. */
+	{ { "Cortex-A7" },
+	  { CCNT,   0x08,  0x04,  0x03,  0x0c,  0x10,   0x1d, NONE,  NONE } },
+	/* armv7_a8_perf_map: front-end stalls are the A8's instruction-side stalls (0x56). */
+	{ { "Cortex-A8" },
+	  { CCNT,   0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x56,  NONE } },
+	/*
+	 * armv7_a9_perf_map: instructions are those leaving the A9's register-renaming stage
+	 * (0x68); the stalls are its instruction-cache (0x60) and dispatch (0x66) stalls.
+	 */
+	{ { "Cortex-A9" },
+	  { CCNT,   0x68,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x60,  0x66 } },
+	/*
+	 * armv7_a12_perf_map (the A17's too: its driver setup is the A12's) and
+	 * armv7_a15_perf_map: branches are speculatively executed PC writes (0x76).
+	 */
+	{ { "Cortex-A12", "Cortex-A17" },
+	  { CCNT,   0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
+	{ { "Cortex-A15" },
+	  { CCNT,   0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
+};
+
+/*
+ * Every ARMv8 core: drivers/perf/arm_pmuv3.c's armv8_pmuv3_perf_map. Branches are BR_RETIRED
+ * where PMCEID reports it, else PC_WRITE_RETIRED (6.1's driver, in
+ * arch/arm64/kernel/perf_event.c, takes PC_WRITE_RETIRED always): the parser knows the core,
+ * not its PMCEID, and takes BR_RETIRED, which the ARMv8 tables list. The driver also refuses
+ * a generic event PMCEID does not report, which pmuser_event_supported() tells. A 32-bit
+ * kernel whose devicetree gives an ARMv8 core an ARMv7 PMU's compatible counts with that
+ * ARMv7 map instead, which the MIDR does not tell.
+ */
+static const struct perf_map armv8_map = {
+	{ NULL },
+	{ 0x11,   0x08,  0x04,  0x03,  0x21,  0x10,   0x1d, 0x23,  0x24 },
+};
+
+/* The map of midr's core, or NULL where the core is not known well enough to choose one. */
+static const struct perf_map *perf_map_find(uint32_t midr)
+{
+	const struct pmuser_event_table *tables[PMUSER_CORE_TABLES];
+	const char *core = pmuser_core_name(midr);
+	size_t i, k;
+
+	for (i = 0; core && i < sizeof(perf_maps) / sizeof(perf_maps[0]); i++)
+		for (k = 0; k < 2 && perf_maps[i].cores[k]; k++)
+			if (!strcmp(perf_maps[i].cores[k], core))
+				return &perf_maps[i];
+	if (pmuser_core_tables(midr, tables) && !strcmp(tables[0]->name, "armv8"))
+		return &armv8_map;
+	return NULL;
+}
 
 static int core_fail(const struct element *el, uint32_t midr, int ret, const char *what)
 {
@@ -147,23 +236,22 @@ static int core_fail(const struct element *el, uint32_t midr, int ret, const cha
 static int generic_parse(const struct element *el, const char *s, size_t len, uint32_t midr,
 			 struct pmuser_evspec_entry *e, int *ret)
 {
-	const struct pmuser_event *ev;
-	size_t i, k;
+	const struct perf_map *map;
+	size_t i;
 
 	for (i = 0; i < sizeof(generics) / sizeof(generics[0]); i++) {
 		const struct generic *g = &generics[i];
 
 		if (strlen(g->perf) != len || strncasecmp(g->perf, s, len))
 			continue;
-		for (k = 0; k < 2 && g->arch[k]; k++) {
-			if (!pmuser_event_lookup(midr, g->arch[k], &ev)) {
-				e->event = ev->number;
-				e->name = ev->name;
-				*ret = 0;
-				return 1;
-			}
+		map = perf_map_find(midr);
+		if (!map || map->event[g->hw] == NONE) {
+			*ret = core_fail(el, midr, -ENOENT, "perf's name is not supported");
+			return 1;
 		}
-		*ret = core_fail(el, midr, -ENOENT, "perf's name is not supported");
+		e->event = (uint32_t)map->event[g->hw];
+		e->name = pmuser_event_name(midr, e->event);
+		*ret = 0;
 		return 1;
 	}
 	return 0;

@@ -26,6 +26,11 @@
 #define MIDR_A72	0x410fd083
 #define MIDR_A76	0x414fd0b1
 #define MIDR_1176	0x410fb767
+#define MIDR_A5		0x410fc051
+#define MIDR_A8		0x413fc082
+#define MIDR_A9		0x413fc090
+#define MIDR_A12	0x410fc0d1
+#define MIDR_A17	0x410fc0e1
 
 /* ---- a minimal reader for perf's pmu-events JSON ------------------------------------------ */
 
@@ -687,7 +692,7 @@ TEST(evspec_errors)
 	expect_errors(_metadata, cases, ARRAY_SIZE(cases));
 }
 
-/* perf's generic names, as arm_pmuv3.c's armv8_pmuv3_perf_map (ARMv8) and by name elsewhere. */
+/* perf's generic names, with modifiers and the entry's name. */
 TEST(evspec_perf_names)
 {
 	static const struct parse_case cases[] = {
@@ -696,19 +701,18 @@ TEST(evspec_perf_names)
 		{ MIDR_A72, "instructions:u", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
 		{ MIDR_A72, "Instructions:uk", 0x08, PMUSER_COUNT_MASK, "INST_RETIRED" },
 		{ MIDR_A72, "branches", 0x21, PMUSER_COUNT_USER, "BR_RETIRED" },
-		{ MIDR_A72, "branch-instructions", 0x21, PMUSER_COUNT_USER, "BR_RETIRED" },
-		{ MIDR_A72, "branch-misses", 0x10, PMUSER_COUNT_USER, "BR_MIS_PRED" },
-		{ MIDR_A72, "cache-references", 0x04, PMUSER_COUNT_USER, "L1D_CACHE" },
-		{ MIDR_A72, "cache-misses", 0x03, PMUSER_COUNT_USER, "L1D_CACHE_REFILL" },
-		{ MIDR_A72, "bus-cycles", 0x1d, PMUSER_COUNT_USER, "BUS_CYCLES" },
 		{ MIDR_A72, "stalled-cycles-frontend", 0x23, PMUSER_COUNT_USER, "STALL_FRONTEND" },
-		{ MIDR_A72, "stalled-cycles-backend", 0x24, PMUSER_COUNT_USER, "STALL_BACKEND" },
 		{ 0, "instructions", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
-		/* ARMv7 has no BR_RETIRED: PC_WRITE_RETIRED, as the ARMv7 driver counts. */
 		{ MIDR_A7, "branches", 0x0c, PMUSER_COUNT_USER, "PC_WRITE_RETIRED" },
-		{ MIDR_A15, "instructions", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
+		{ MIDR_A15, "branches:k", 0x76, PMUSER_COUNT_KERNEL, "PC_WRITE_SPEC" },
 		{ MIDR_A15, "bus-cycles", 0x1d, PMUSER_COUNT_USER, "BUS_CYCLES" },
+		/* Events the core's tables have no name for. */
+		{ MIDR_A7, "cycles:uk", 0xff, PMUSER_COUNT_MASK, NULL },
+		{ MIDR_A9, "instructions", 0x68, PMUSER_COUNT_USER, NULL },
+		{ MIDR_A17, "branches", 0x76, PMUSER_COUNT_USER, NULL },
 		{ MIDR_1176, "cycles", 0xff, PMUSER_COUNT_USER, "CPU_CYCLES" },
+		{ MIDR_1176, "instructions:k", 0x07, PMUSER_COUNT_KERNEL, "INSTR_EXEC" },
+		{ MIDR_1176, "stalled-cycles-backend", 0x11, PMUSER_COUNT_USER, "LSU_FULL_STALL" },
 		/* A CPU PMU's events, as perf names them. */
 		{ MIDR_A72, "armv8_pmuv3_0/inst_retired/", 0x08, PMUSER_COUNT_USER, "INST_RETIRED" },
 		{ MIDR_A72, "armv8_pmuv3/cpu_cycles/k", 0x11, PMUSER_COUNT_KERNEL, "CPU_CYCLES" },
@@ -722,6 +726,96 @@ TEST(evspec_perf_names)
 		{ MIDR_1176, "armv6_1176/event=0x7/", 0x07, PMUSER_COUNT_USER, "INSTR_EXEC" },
 	};
 	expect_parses(_metadata, cases, ARRAY_SIZE(cases));
+}
+
+/* perf's generic names, in the order of the rows below. */
+static const char *const perf_names[] = {
+	"cycles", "cpu-cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-instructions", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+	"stalled-cycles-backend",
+};
+
+/* The kernel's map has no event for the name (HW_OP_UNSUPPORTED): perf says not supported. */
+#define NO	(-1)
+
+/*
+ * Every generic name on a core of each of perf's maps, as the kernel's map gives it: ARMv8
+ * from drivers/perf/arm_pmuv3.c (armv8_pmuv3_perf_map), ARMv7 from perf_event_v7.c
+ * (arch/arm/kernel/ in 6.1, drivers/perf/arm_v7_pmu.c in 6.12 and 7.3), the ARM1176 from
+ * perf_event_v6.c (drivers/perf/arm_v6_pmu.c in 6.12 and 7.3). Both drivers count cycles on
+ * the cycle counter, as event 0xff.
+ */
+static const struct {
+	uint32_t midr;
+	const char *core;
+	int event[ARRAY_SIZE(perf_names)];
+} perf_map_rows[] = {
+	/* armv8_pmuv3_perf_map; branches BR_RETIRED (6.12 on, where PMCEID has it). */
+	{ MIDR_A72, "Cortex-A72",
+	  { 0x11, 0x11, 0x08, 0x04, 0x03, 0x21, 0x21, 0x10, 0x1d, 0x23, 0x24 } },
+	{ MIDR_A53, "Cortex-A53",
+	  { 0x11, 0x11, 0x08, 0x04, 0x03, 0x21, 0x21, 0x10, 0x1d, 0x23, 0x24 } },
+	/* armv7_a5_perf_map */
+	{ MIDR_A5, "Cortex-A5",
+	  { 0xff, 0xff, 0x08, 0x04, 0x03, 0x0c, 0x0c, 0x10, NO, NO, NO } },
+	/* armv7_a7_perf_map */
+	{ MIDR_A7, "Cortex-A7",
+	  { 0xff, 0xff, 0x08, 0x04, 0x03, 0x0c, 0x0c, 0x10, 0x1d, NO, NO } },
+	/* armv7_a8_perf_map: ARMV7_A8_PERFCTR_STALL_ISIDE */
+	{ MIDR_A8, "Cortex-A8",
+	  { 0xff, 0xff, 0x08, 0x04, 0x03, 0x0c, 0x0c, 0x10, NO, 0x56, NO } },
+	/* armv7_a9_perf_map: INSTR_CORE_RENAME, STALL_ICACHE, STALL_DISPATCH */
+	{ MIDR_A9, "Cortex-A9",
+	  { 0xff, 0xff, 0x68, 0x04, 0x03, 0x0c, 0x0c, 0x10, NO, 0x60, 0x66 } },
+	/* armv7_a12_perf_map, the A17's too: ARMV7_A12_PERFCTR_PC_WRITE_SPEC */
+	{ MIDR_A12, "Cortex-A12",
+	  { 0xff, 0xff, 0x08, 0x04, 0x03, 0x76, 0x76, 0x10, 0x1d, NO, NO } },
+	{ MIDR_A17, "Cortex-A17",
+	  { 0xff, 0xff, 0x08, 0x04, 0x03, 0x76, 0x76, 0x10, 0x1d, NO, NO } },
+	/* armv7_a15_perf_map: ARMV7_A15_PERFCTR_PC_WRITE_SPEC */
+	{ MIDR_A15, "Cortex-A15",
+	  { 0xff, 0xff, 0x08, 0x04, 0x03, 0x76, 0x76, 0x10, 0x1d, NO, NO } },
+	/* armv6_perf_map: INSTR_EXEC, BR_EXEC, BR_MISPREDICT, IBUF_STALL, LSU_FULL_STALL */
+	{ MIDR_1176, "ARM1176",
+	  { 0xff, 0xff, 0x07, NO, NO, 0x05, 0x05, 0x06, NO, 0x01, 0x11 } },
+};
+
+TEST(evspec_perf_maps)
+{
+	struct pmuser_evspec_entry e;
+	char err[200], want[120];
+	size_t r, i, n;
+	int ret;
+
+	for (r = 0; r < ARRAY_SIZE(perf_map_rows); r++) {
+		uint32_t midr = perf_map_rows[r].midr;
+		const char *name;
+
+		ASSERT_STREQ(perf_map_rows[r].core, pmuser_core_name(midr));
+		snprintf(want, sizeof(want), "perf's name is not supported on this core (%s)",
+			 perf_map_rows[r].core);
+		for (i = 0; i < ARRAY_SIZE(perf_names); i++) {
+			int ev = perf_map_rows[r].event[i];
+
+			ret = pmuser_evspec_parse(perf_names[i], midr, &e, 1, &n, err, sizeof(err));
+			if (ev == NO) {
+				EXPECT_EQ(-ENOENT, ret)
+					TH_LOG("%s on %s", perf_names[i], perf_map_rows[r].core);
+				EXPECT_NE(NULL, strstr(err, want)) TH_LOG("%s: %s", perf_names[i], err);
+				continue;
+			}
+			ASSERT_EQ(0, ret) TH_LOG("%s: %s", perf_names[i], err);
+			EXPECT_EQ((uint32_t)ev, e.event)
+				TH_LOG("%s on %s", perf_names[i], perf_map_rows[r].core);
+			/* The entry's name is the tables' for that number, if they have one. */
+			name = pmuser_event_name(midr, e.event);
+			if (name) {
+				EXPECT_STREQ(name, e.name);
+			} else {
+				EXPECT_EQ(NULL, e.name);
+			}
+		}
+	}
 }
 
 /* A PMU's slashes keep their comma: the element does not end there. */
@@ -747,8 +841,10 @@ TEST(evspec_perf_errors)
 	static const struct error_case cases[] = {
 		{ MIDR_A7, "stalled-cycles-frontend", -ENOENT,
 		  { "'stalled-cycles-frontend'", "not supported on this core (Cortex-A7)" } },
-		{ MIDR_1176, "cycles,instructions", -ENOENT,
-		  { "event 2 'instructions'", "not supported on this core (ARM1176)" } },
+		{ MIDR_1176, "cycles,cache-misses", -ENOENT,
+		  { "event 2 'cache-misses'", "not supported on this core (ARM1176)" } },
+		/* An ARMv7 part perf's maps do not name: which map its driver takes is unknown. */
+		{ 0x410fc0b0, "instructions", -ENOENT, { "not supported", "MIDR 0x410fc0b0" } },
 		{ 0x410fb022, "cycles", -ENOENT, { "not supported", "MIDR 0x410fb022" } },
 		{ MIDR_A72, "instructions:p", -EINVAL, { "'instructions:p'", "modifier ':p'" } },
 		{ MIDR_A72, "cpu-cyclez", -EINVAL, { "'cpu-cyclez'", "unexpected '-'" } },
