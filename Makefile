@@ -129,7 +129,7 @@ clean:
 # pmuser.pc, the tools, the man pages and the boot-time files; make dkms-install puts the
 # module's source under /usr/src for DKMS and builds it for the running kernel.
 VERSION := $(shell sed -n 's/^\#define PMUSER_VERSION_[A-Z]*[[:space:]]*//p' \
-	$(TOP)/module/pmuser.h | paste -sd.)
+	$(TOP)/module/pmuser_drv.h | paste -sd.)
 SOVERSION := 0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

@@ -261,7 +261,7 @@ else
 	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
 fi
 
-# The version is written once, in module/pmuser.h; every other place that names it agrees.
+# The version is written once, in module/pmuser_drv.h; every other place that names it agrees.
 ver=$(make -s -C "$PMUSER_TOP" print-version)
 {
 	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || echo "make print-version: '$ver'"
