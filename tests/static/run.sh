@@ -330,6 +330,17 @@ else
 		"$tmp/names"
 fi
 
+# The emulated targets are listed once, as PMUSER_TARGETS in emu/targets.sh: the Makefile's
+# check-TARGET and build-TARGET are those, in that order.
+mk=$(make -s -C "$PMUSER_TOP" --no-print-directory \
+	--eval 'pmuser-targets: ; @echo $(TARGETS)' pmuser-targets 2>&1)
+if [ -n "$PMUSER_TARGETS" ] && [ "$mk" = "$PMUSER_TARGETS" ]; then
+	result OK "the Makefile's targets are emu/targets.sh's PMUSER_TARGETS"
+else
+	printf 'Makefile:        %s\nemu/targets.sh:  %s\n' "$mk" "$PMUSER_TARGETS" >"$tmp/tg"
+	result FAIL "the Makefile's targets are emu/targets.sh's PMUSER_TARGETS" "$tmp/tg"
+fi
+
 # ARMv7 (armhf): pmuser_module_read.c as the armhf targets build it (Thumb-2, the compiler's
 # default), and in ARM state too. v7_pass FN: FN's instructions from its first barrier to the
 # last before its first branch or return, PMU accesses named: pmccntr, pmevcntrN (PMUv3's
