@@ -5,7 +5,7 @@
 # On an x86 box:     make demo         boot emulated arm64 Debian, load the module, read counters
 #                    make check        host tests + every emulated target; ends "N passed, N failed"
 #                    make check-quick  host, static and the arm64-6.12 guest (the inner loop)
-#                    make check-TARGET one target (see TARGETS below)
+#                    make check-TARGET one target (PMUSER_TARGETS in emu/targets.sh)
 #                    make vm-run TARGET=arm64-6.1 CMD='pmu-info' [FILES='a b'] [RESULTS=dir]
 #                    make setup        install host packages, fetch kernels (done on demand too)
 
@@ -129,7 +129,7 @@ clean:
 # pmuser.pc, the tools, the man pages and the boot-time files; make dkms-install puts the
 # module's source under /usr/src for DKMS and builds it for the running kernel.
 VERSION := $(shell sed -n 's/^\#define PMUSER_VERSION_[A-Z]*[[:space:]]*//p' \
-	$(TOP)/module/pmuser.h | paste -sd.)
+	$(TOP)/module/pmuser_drv.h | paste -sd.)
 SOVERSION := 0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -238,7 +238,10 @@ print-version:
 .PHONY: shlib host-tools man-pages install dkms-tree dkms-install uninstall deb print-version FORCE
 
 # ---- x86 host: emulated targets ----------------------------------------------------------
-TARGETS := arm64-6.1 arm64-6.12 armhf-6.1 armel-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3 arm64-7.3-rt arm64-7.3-max arm64-7.3-bl
+# The targets are listed once, as PMUSER_TARGETS in emu/targets.sh (a bash file, in make
+# check's order); a copy of the tree without emu/, as make deb builds in, has none.
+TARGETS := $(if $(wildcard $(TOP)/emu/targets.sh),$(shell bash -c \
+	'. "$(TOP)/emu/targets.sh" && echo "$$PMUSER_TARGETS"'))
 TARGET ?= arm64-6.1
 
 .PHONY: setup demo bench-scale bench-overhead check check-quick check-host vm-run $(addprefix check-,$(TARGETS)) $(addprefix build-,$(TARGETS))

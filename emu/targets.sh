@@ -2,7 +2,8 @@
 # Sourced by the emu scripts; pmuser_target NAME sets the variables below or fails.
 # shellcheck shell=bash
 
-# make check starts them in this order, two at a time: the longest jobs first.
+# The one list of targets: the Makefile reads it for check-TARGET and build-TARGET. make check
+# starts them in this order, two at a time: the longest jobs first.
 PMUSER_TARGETS="arm64-7.3-max arm64-7.3-bl arm64-7.3-rt arm64-6.12 arm64-6.1 arm64-7.3 armhf-6.12-v8 armhf-6.12 armhf-6.1 armel-6.1"
 
 pmuser_target() {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* pmuser: the kernel-version differences, all in one place (6.1 to 7.3). */
-#ifndef PMUSER_COMPAT_H
-#define PMUSER_COMPAT_H
+#ifndef PMUSER_DRV_COMPAT_H
+#define PMUSER_DRV_COMPAT_H
 
 #include <linux/capability.h>
 #include <linux/device.h>
@@ -13,7 +13,8 @@
 #include <uapi/linux/pmuser.h>
 
 /* Kbuild passes the target kernel's VERSION * 256 + PATCHLEVEL (see Kbuild). */
-#define PMUSER_KERNEL_AT_LEAST(major, minor)	((major) * 256 + (minor) <= PMUSER_KERNEL)
+#define PMUSER_DRV_KERNEL_AT_LEAST(major, minor) \
+	((major) * 256 + (minor) <= PMUSER_DRV_KERNEL)
 
 /*
  * Before 6.11 the arm PMU drivers numbered the cycle counter 0 and event counter n as n + 1;
@@ -21,9 +22,9 @@
  * 31. The ARMv6 driver keeps the old numbering (arm_v6_pmu.c in 6.12), and pmuser builds
  * for ARMv6 alone where the kernel is built for it (pmuser_hw.h).
  */
-static inline u32 pmuser_compat_idx_to_hw(int idx)
+static inline u32 pmuser_drv_compat_idx_to_hw(int idx)
 {
-#if PMUSER_KERNEL_AT_LEAST(6, 11) && !(defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ == 6)
+#if PMUSER_DRV_KERNEL_AT_LEAST(6, 11) && !(defined(CONFIG_ARM) && __LINUX_ARM_ARCH__ == 6)
 	return idx == PMUSER_HW_CYCLE ? PMUSER_HW_CYCLE :
 	       idx >= 0 && idx < PMUSER_HW_CYCLE ? idx : PMUSER_HW_NONE;
 #else
@@ -32,22 +33,22 @@ static inline u32 pmuser_compat_idx_to_hw(int idx)
 #endif
 }
 
-#if PMUSER_KERNEL_AT_LEAST(6, 4)
-#define pmuser_compat_class_create(name)	class_create(name)
+#if PMUSER_DRV_KERNEL_AT_LEAST(6, 4)
+#define pmuser_drv_compat_class_create(name)	class_create(name)
 #else
-#define pmuser_compat_class_create(name)	class_create(THIS_MODULE, name)
+#define pmuser_drv_compat_class_create(name)	class_create(THIS_MODULE, name)
 #endif
 
-#if PMUSER_KERNEL_AT_LEAST(6, 2)
-#define PMUSER_COMPAT_DEVNODE_CONST const
+#if PMUSER_DRV_KERNEL_AT_LEAST(6, 2)
+#define PMUSER_DRV_COMPAT_DEVNODE_CONST const
 #else
-#define PMUSER_COMPAT_DEVNODE_CONST
+#define PMUSER_DRV_COMPAT_DEVNODE_CONST
 #endif
 
 /* 6.3 made vm_flags read-only outside the vm_flags_*() helpers. */
-static inline void pmuser_compat_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
+static inline void pmuser_drv_compat_vm_flags_clear(struct vm_area_struct *vma, unsigned long flags)
 {
-#if PMUSER_KERNEL_AT_LEAST(6, 3)
+#if PMUSER_DRV_KERNEL_AT_LEAST(6, 3)
 	vm_flags_clear(vma, flags);
 #else
 	vma->vm_flags &= ~flags;
@@ -59,11 +60,11 @@ static inline void pmuser_compat_vm_flags_clear(struct vm_area_struct *vma, unsi
  * and the LSM hook; Kbuild finds which form the headers declare) pmuser asks it; elsewhere only
  * CAP_PERFMON (or CAP_SYS_ADMIN) allows it, which is never more than perf would allow.
  */
-static inline int pmuser_compat_allow_kernel(void)
+static inline int pmuser_drv_compat_allow_kernel(void)
 {
-#if defined(PMUSER_PERF_ALLOW_KERNEL) && PMUSER_PERF_ALLOW_KERNEL == 1
+#if defined(PMUSER_DRV_PERF_ALLOW_KERNEL) && PMUSER_DRV_PERF_ALLOW_KERNEL == 1
 	return perf_allow_kernel();
-#elif defined(PMUSER_PERF_ALLOW_KERNEL) && PMUSER_PERF_ALLOW_KERNEL == 2
+#elif defined(PMUSER_DRV_PERF_ALLOW_KERNEL) && PMUSER_DRV_PERF_ALLOW_KERNEL == 2
 	struct perf_event_attr attr = { .size = sizeof(attr) };
 
 	return perf_allow_kernel(&attr);
@@ -73,10 +74,10 @@ static inline int pmuser_compat_allow_kernel(void)
 }
 
 /* 6.13 folded hrtimer_init() and the function assignment into hrtimer_setup(). */
-static inline void pmuser_compat_hrtimer_setup(struct hrtimer *t,
-					       enum hrtimer_restart (*fn)(struct hrtimer *))
+static inline void pmuser_drv_compat_hrtimer_setup(struct hrtimer *t,
+						   enum hrtimer_restart (*fn)(struct hrtimer *))
 {
-#if PMUSER_KERNEL_AT_LEAST(6, 13)
+#if PMUSER_DRV_KERNEL_AT_LEAST(6, 13)
 	hrtimer_setup(t, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 #else
 	hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
@@ -85,7 +86,7 @@ static inline void pmuser_compat_hrtimer_setup(struct hrtimer *t,
 }
 
 /* Whether interrupts-off leaves pseudo-NMIs (arm64 GICv3 priority masking) unmasked. */
-static inline bool pmuser_compat_pseudo_nmi(void)
+static inline bool pmuser_drv_compat_pseudo_nmi(void)
 {
 #ifdef CONFIG_ARM64
 	return system_uses_irq_prio_masking();
@@ -98,9 +99,9 @@ static inline bool pmuser_compat_pseudo_nmi(void)
  * A task's hardware perf context, under the RCU read lock (6.2 merged the per-PMU-type task
  * contexts into one).
  */
-static inline struct perf_event_context *pmuser_compat_task_ctx(struct task_struct *task)
+static inline struct perf_event_context *pmuser_drv_compat_task_ctx(struct task_struct *task)
 {
-#if PMUSER_KERNEL_AT_LEAST(6, 2)
+#if PMUSER_DRV_KERNEL_AT_LEAST(6, 2)
 	return READ_ONCE(task->perf_event_ctxp);
 #else
 	return READ_ONCE(task->perf_event_ctxp[perf_hw_context]);
@@ -109,31 +110,31 @@ static inline struct perf_event_context *pmuser_compat_task_ctx(struct task_stru
 
 /*
  * Whether perf itself manages user counter access for a task: it has events that asked. A
- * test of its own, not pmuser_compat_task_nr_user() > 0: it runs at every context switch.
+ * test of its own, not pmuser_drv_compat_task_nr_user() > 0: it runs at every context switch.
  */
-static inline bool pmuser_compat_task_perf_user(struct task_struct *task)
+static inline bool pmuser_drv_compat_task_perf_user(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
 	bool ret;
 
 	rcu_read_lock();
-	ctx = pmuser_compat_task_ctx(task);
+	ctx = pmuser_drv_compat_task_ctx(task);
 	ret = ctx && READ_ONCE(ctx->nr_user);
 	rcu_read_unlock();
 	return ret;
 }
 
 /* How many of a task's perf events asked for user counter access. */
-static inline int pmuser_compat_task_nr_user(struct task_struct *task)
+static inline int pmuser_drv_compat_task_nr_user(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
 	int ret;
 
 	rcu_read_lock();
-	ctx = pmuser_compat_task_ctx(task);
+	ctx = pmuser_drv_compat_task_ctx(task);
 	ret = ctx ? READ_ONCE(ctx->nr_user) : 0;
 	rcu_read_unlock();
 	return ret;
 }
 
-#endif /* PMUSER_COMPAT_H */
+#endif /* PMUSER_DRV_COMPAT_H */

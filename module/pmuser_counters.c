@@ -38,7 +38,7 @@
  * perf tells no one when it cannot place a pinned event again (another user's older pinned
  * events, enabled later, took every counter): the overflow handler, the sched_switch probe
  * and a per-CPU timer every 0.5 s each publish a slot whose event perf took off its counter
- * as on none (pmuser_cpu_check()).
+ * as on none (pmuser_drv_cpu_check()).
  *
  * A PMU without an overflow interrupt (the BCM2835's ARM1176) never calls the handler: the
  * per-CPU timer then does its work every 0.5 s, in hard interrupt context on that CPU.
@@ -67,63 +67,63 @@
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
-#include "pmuser.h"
+#include "pmuser_drv.h"
 #include "pmuser_compat.h"
 #include "pmuser_hw.h"
 
-struct pmuser_counter {
+struct pmuser_drv_counter {
 	struct perf_event *event;
 	unsigned int slot;
 	/* perf's count when the page's count was last zero (CONFIGURE or RESET). */
 	u64 zero;
 	/* Whether this counter's slot in the page is pmuser's to publish. */
 	bool publish;
-	/* perf's index of the counter the page puts the slot on (pmuser_cpu_check()). */
+	/* perf's index of the counter the page puts the slot on (pmuser_drv_cpu_check()). */
 	int idx;
 };
 
-#define PMUSER_NR_SLOTS		PMUSER_PAGE_SLOTS
+#define PMUSER_DRV_NR_SLOTS		PMUSER_PAGE_SLOTS
 
-struct pmuser_cpu {
-	struct pmuser_counter ctr[PMUSER_NR_SLOTS];
+struct pmuser_drv_cpu {
+	struct pmuser_drv_counter ctr[PMUSER_DRV_NR_SLOTS];
 	/*
 	 * A PMU without an overflow interrupt never brings perf back to pmuser: this timer
 	 * does what the interrupt would, often enough that fewer than 2^31 events pass. With
-	 * an interrupt it only looks for displaced events (pmuser_cpu_check()) on a CPU that
+	 * an interrupt it only looks for displaced events (pmuser_drv_cpu_check()) on a CPU that
 	 * neither switches nor overflows.
 	 */
 	struct hrtimer poll;
 	bool polling;
 	bool no_irq;
-	/* The slots the page puts on a counter: the ones pmuser_cpu_check() verifies. */
+	/* The slots the page puts on a counter: the ones pmuser_drv_cpu_check() verifies. */
 	unsigned long on;
 };
 
 /* At most 2^31 events between two polls: 0.5 s is 4.3 GHz of 32-bit events. */
-#define PMUSER_POLL_NS		(500 * NSEC_PER_MSEC)
+#define PMUSER_DRV_POLL_NS		(500 * NSEC_PER_MSEC)
 
-static DEFINE_PER_CPU(struct pmuser_cpu, pmuser_pcpu);
-static DEFINE_MUTEX(pmuser_cfg_lock);
-static struct file *pmuser_owner;
+static DEFINE_PER_CPU(struct pmuser_drv_cpu, pmuser_drv_pcpu);
+static DEFINE_MUTEX(pmuser_drv_cfg_lock);
+static struct file *pmuser_drv_owner;
 /*
  * Whether event counters are whole 64-bit "long" events: only when every online CPU's are 64
  * bits wide (PMUv3p5). One width for all CPUs, as a reader chooses its width once for the
  * set; and perf decides per PMU, from one CPU's version, whether a long event chains two
  * counters, which it never does when every CPU has the wide ones.
  */
-static bool pmuser_wide_events;
-static struct pmuser_config pmuser_cfg;
-static struct cpumask pmuser_cpus;
-static int pmuser_hp_state;
+static bool pmuser_drv_wide_events;
+static struct pmuser_config pmuser_drv_cfg;
+static struct cpumask pmuser_drv_cpus;
+static int pmuser_drv_hp_state;
 
 /* The counter page: one record per possible CPU, mapped read-only by user space. */
-static void *pmuser_page;
-static size_t pmuser_page_bytes;
-#define PMUSER_PAGE_STRIDE	2048
+static void *pmuser_drv_page;
+static size_t pmuser_drv_page_bytes;
+#define PMUSER_DRV_PAGE_STRIDE	2048
 
-static struct pmuser_page_cpu *pmuser_page_cpu(unsigned int cpu)
+static struct pmuser_page_cpu *pmuser_drv_page_cpu(unsigned int cpu)
 {
-	return pmuser_page + cpu * PMUSER_PAGE_STRIDE;
+	return pmuser_drv_page + cpu * PMUSER_DRV_PAGE_STRIDE;
 }
 
 /*
@@ -131,7 +131,7 @@ static struct pmuser_page_cpu *pmuser_page_cpu(unsigned int cpu)
  * Readers on other CPUs pair their loads with these barriers: an odd sequence is seen before
  * any field changes, and the fields before the even one.
  */
-static void pmuser_page_begin(struct pmuser_page_cpu *p)
+static void pmuser_drv_page_begin(struct pmuser_page_cpu *p)
 {
 	WRITE_ONCE(p->seq, p->seq + 1);
 	smp_wmb(); /* odd sequence before the fields */
@@ -139,36 +139,36 @@ static void pmuser_page_begin(struct pmuser_page_cpu *p)
 
 /*
  * The slots this CPU publishes that are not on the hardware counter of their own number or
- * whose base is not the one pmuser_counter_arm() gets from perf (half the counter's range,
+ * whose base is not the one pmuser_drv_counter_arm() gets from perf (half the counter's range,
  * which readers that assume it test with the top bit), or all of them when it publishes none
  * (nothing configured here).
  */
-static u64 pmuser_half_base(u32 bits)
+static u64 pmuser_drv_half_base(u32 bits)
 {
 	return bits == 64 ? BIT_ULL(63) + 1 : BIT_ULL(31) + 1;
 }
 
-static u32 pmuser_page_away(const struct pmuser_page_cpu *p)
+static u32 pmuser_drv_page_away(const struct pmuser_page_cpu *p)
 {
-	const struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	const struct pmuser_drv_cpu *pc = this_cpu_ptr(&pmuser_drv_pcpu);
 	unsigned int slot;
 	bool any = false;
 	u32 away = 0;
 
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		if (!pc->ctr[slot].publish)
 			continue;
 		any = true;
 		if (p->slot[slot].hw != slot ||
-		    p->slot[slot].base != pmuser_half_base(p->slot[slot].bits))
+		    p->slot[slot].base != pmuser_drv_half_base(p->slot[slot].bits))
 			away |= BIT(slot);
 	}
 	return any ? away : U32_MAX;
 }
 
-static void pmuser_page_end(struct pmuser_page_cpu *p)
+static void pmuser_drv_page_end(struct pmuser_page_cpu *p)
 {
-	WRITE_ONCE(p->away, pmuser_page_away(p));
+	WRITE_ONCE(p->away, pmuser_drv_page_away(p));
 	smp_wmb(); /* fields before the even sequence */
 	WRITE_ONCE(p->seq, p->seq + 1);
 	p->publications++;
@@ -179,9 +179,9 @@ static void pmuser_page_end(struct pmuser_page_cpu *p)
  * access part learns whether any of pmuser's counters is in use on the CPU: perf starts the
  * PMU at every switch there then, and rewrites the user-enable register.
  */
-static void pmuser_slot_publish(struct pmuser_page_cpu *p, unsigned int slot, u32 hw)
+static void pmuser_drv_slot_publish(struct pmuser_page_cpu *p, unsigned int slot, u32 hw)
 {
-	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	struct pmuser_drv_cpu *pc = this_cpu_ptr(&pmuser_drv_pcpu);
 	bool was = pc->on;
 
 	WRITE_ONCE(p->slot[slot].hw, hw);
@@ -190,64 +190,65 @@ static void pmuser_slot_publish(struct pmuser_page_cpu *p, unsigned int slot, u3
 	else
 		__set_bit(slot, &pc->on);
 	if (was != !!pc->on)
-		pmuser_access_counters_live(smp_processor_id(), pc->on);
+		pmuser_drv_access_counters_live(smp_processor_id(), pc->on);
 }
 
-static struct tracepoint *pmuser_switch_tp;
+static struct tracepoint *pmuser_drv_switch_tp;
 
-static void pmuser_find_switch_tp(struct tracepoint *tp, void *priv)
+static void pmuser_drv_find_switch_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
-		pmuser_switch_tp = tp;
+		pmuser_drv_switch_tp = tp;
 }
 
-static bool pmuser_slot_used(unsigned int slot)
+static bool pmuser_drv_slot_used(unsigned int slot)
 {
 	if (slot == PMUSER_PAGE_CYCLE_SLOT)
-		return pmuser_cfg.flags & PMUSER_CONFIG_CYCLES;
-	return slot < pmuser_cfg.nr_events;
+		return pmuser_drv_cfg.flags & PMUSER_CONFIG_CYCLES;
+	return slot < pmuser_drv_cfg.nr_events;
 }
 
-static unsigned int pmuser_event_bits(struct perf_event *event)
+static unsigned int pmuser_drv_event_bits(struct perf_event *event)
 {
 	return event->hw.flags & ARMPMU_EVT_64BIT ? 64 : 32;
 }
 
 /* perf marks a throttled event's hw.interrupts with this (MAX_INTERRUPTS, kernel/events). */
-#define PMUSER_PERF_THROTTLED	(~0ULL)
+#define PMUSER_DRV_PERF_THROTTLED	(~0ULL)
 
 /* Whether perf has the event on a counter, counting, on this CPU right now. */
-static bool pmuser_event_placed(struct perf_event *event)
+static bool pmuser_drv_event_placed(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
 	return event->state == PERF_EVENT_STATE_ACTIVE && hwc->idx >= 0 &&
-	       !(hwc->state & PERF_HES_STOPPED) && hwc->interrupts != PMUSER_PERF_THROTTLED;
+	       !(hwc->state & PERF_HES_STOPPED) && hwc->interrupts != PMUSER_DRV_PERF_THROTTLED;
 }
 
-/* The architecture's SW_INCR event number (ARMv6 has none; PMUSER_HAS_SWINC says so). */
-#define PMUSER_EVENT_SW_INCR	0x00
+/* The architecture's SW_INCR event number (ARMv6 has none; PMUSER_DRV_HAS_SWINC says so). */
+#define PMUSER_DRV_EVENT_SW_INCR	0x00
 
-bool pmuser_counters_owned_by(const struct file *file)
+bool pmuser_drv_counters_owned_by(const struct file *file)
 {
-	return READ_ONCE(pmuser_owner) == file;
+	return READ_ONCE(pmuser_drv_owner) == file;
 }
 
-u32 pmuser_counters_swinc_mask(const struct file *owner)
+u32 pmuser_drv_counters_swinc_mask(const struct file *owner)
 {
-	const struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	const struct pmuser_drv_cpu *pc = this_cpu_ptr(&pmuser_drv_pcpu);
 	unsigned int slot;
 	u32 mask = 0;
 
 	lockdep_assert_irqs_disabled();
-	if (!pmuser_counters_owned_by(owner))
+	if (!pmuser_drv_counters_owned_by(owner))
 		return 0;
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		struct perf_event *event = READ_ONCE(pc->ctr[slot].event);
 
 		if (event && event->attr.type == PERF_TYPE_RAW &&
-		    event->attr.config == PMUSER_EVENT_SW_INCR && pmuser_event_placed(event))
-			mask |= BIT(pmuser_compat_idx_to_hw(event->hw.idx));
+		    event->attr.config == PMUSER_DRV_EVENT_SW_INCR &&
+		    pmuser_drv_event_placed(event))
+			mask |= BIT(pmuser_drv_compat_idx_to_hw(event->hw.idx));
 	}
 	return mask;
 }
@@ -255,23 +256,23 @@ u32 pmuser_counters_swinc_mask(const struct file *owner)
 /*
  * Give the event one long period through perf's stop and start, leave its remaining period
  * at 0 (so perf's next start of it loads all ones), and publish it. On the event's CPU with
- * interrupts off, inside pmuser_page_begin/end. An event perf has on no counter, or has
+ * interrupts off, inside pmuser_drv_page_begin/end. An event perf has on no counter, or has
  * throttled or stopped, is published as on none and left alone: perf restarts it with all
  * ones later, and its first event brings it back here.
  */
-static void pmuser_counter_arm(struct pmuser_counter *c, struct perf_event *event,
-			       struct pmuser_page_cpu *p, bool zero)
+static void pmuser_drv_counter_arm(struct pmuser_drv_counter *c, struct perf_event *event,
+				   struct pmuser_page_cpu *p, bool zero)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	struct pmuser_page_slot *s = &p->slot[c->slot];
-	unsigned int bits = pmuser_event_bits(event);
+	unsigned int bits = pmuser_drv_event_bits(event);
 	u64 mask = bits == 64 ? U64_MAX : U32_MAX;
 
-	if (!pmuser_event_placed(event)) {
+	if (!pmuser_drv_event_placed(event)) {
 		if (zero)
 			c->zero = local64_read(&event->count);
 		if (c->publish)
-			pmuser_slot_publish(p, c->slot, PMUSER_HW_NONE);
+			pmuser_drv_slot_publish(p, c->slot, PMUSER_HW_NONE);
 		return;
 	}
 	event->pmu->stop(event, PERF_EF_UPDATE);
@@ -287,18 +288,18 @@ static void pmuser_counter_arm(struct pmuser_counter *c, struct perf_event *even
 	s->count = local64_read(&event->count) - c->zero;
 	p->offset[c->slot] = s->count - s->base;
 	c->idx = hwc->idx;
-	pmuser_slot_publish(p, c->slot, pmuser_compat_idx_to_hw(hwc->idx));
+	pmuser_drv_slot_publish(p, c->slot, pmuser_drv_compat_idx_to_hw(hwc->idx));
 }
 
 /* Publishes the slots in gone as on no counter: on the CPU, interrupts off. */
-static noinline void pmuser_cpu_unpublish(struct pmuser_page_cpu *p, unsigned long gone)
+static noinline void pmuser_drv_cpu_unpublish(struct pmuser_page_cpu *p, unsigned long gone)
 {
 	unsigned int slot;
 
-	pmuser_page_begin(p);
-	for_each_set_bit(slot, &gone, PMUSER_NR_SLOTS)
-		pmuser_slot_publish(p, slot, PMUSER_HW_NONE);
-	pmuser_page_end(p);
+	pmuser_drv_page_begin(p);
+	for_each_set_bit(slot, &gone, PMUSER_DRV_NR_SLOTS)
+		pmuser_drv_slot_publish(p, slot, PMUSER_HW_NONE);
+	pmuser_drv_page_end(p);
 }
 
 /*
@@ -312,7 +313,8 @@ static noinline void pmuser_cpu_unpublish(struct pmuser_page_cpu *p, unsigned lo
  * teardown publishes every slot as on none on the CPU before it drops the events. On the
  * CPU, interrupts off; kept to loads, as it runs at every context switch.
  */
-static __always_inline void pmuser_cpu_check(struct pmuser_cpu *pc, struct pmuser_page_cpu *p)
+static __always_inline void pmuser_drv_cpu_check(struct pmuser_drv_cpu *pc,
+						 struct pmuser_page_cpu *p)
 {
 	unsigned long on, gone = 0;
 
@@ -324,21 +326,21 @@ static __always_inline void pmuser_cpu_check(struct pmuser_cpu *pc, struct pmuse
 			gone |= BIT(slot);
 	}
 	if (unlikely(gone))
-		pmuser_cpu_unpublish(p, gone);
+		pmuser_drv_cpu_unpublish(p, gone);
 }
 
 /* perf's overflow path for one of pmuser's events: hardirq, on its CPU. */
-static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *data,
-			    struct pt_regs *regs)
+static void pmuser_drv_overflow(struct perf_event *event, struct perf_sample_data *data,
+				struct pt_regs *regs)
 {
-	struct pmuser_counter *c = event->overflow_handler_context;
-	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	struct pmuser_drv_counter *c = event->overflow_handler_context;
+	struct pmuser_page_cpu *p = pmuser_drv_page_cpu(smp_processor_id());
 
-	pmuser_page_begin(p);
-	pmuser_counter_arm(c, event, p, false);
-	pmuser_page_end(p);
+	pmuser_drv_page_begin(p);
+	pmuser_drv_counter_arm(c, event, p, false);
+	pmuser_drv_page_end(p);
 	/* A reschedule that restarted this event may have left a sibling without a counter. */
-	pmuser_cpu_check(this_cpu_ptr(&pmuser_pcpu), p);
+	pmuser_drv_cpu_check(this_cpu_ptr(&pmuser_drv_pcpu), p);
 }
 
 /*
@@ -347,30 +349,30 @@ static void pmuser_overflow(struct perf_event *event, struct perf_sample_data *d
  * longer has on their counters are published as on none (a reschedule that displaced all
  * of pmuser's events here raises no overflow of theirs).
  */
-static void pmuser_switch_probe(void *data, bool preempt, struct task_struct *prev,
-				struct task_struct *next, unsigned int prev_state)
+static void pmuser_drv_switch_probe(void *data, bool preempt, struct task_struct *prev,
+				    struct task_struct *next, unsigned int prev_state)
 {
-	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	struct pmuser_page_cpu *p = pmuser_drv_page_cpu(smp_processor_id());
 
-	pmuser_cpu_check(this_cpu_ptr(&pmuser_pcpu), p);
+	pmuser_drv_cpu_check(this_cpu_ptr(&pmuser_drv_pcpu), p);
 	WRITE_ONCE(p->seq, p->seq + 2);
-	pmuser_access_switch(prev, next);
+	pmuser_drv_access_switch(prev, next);
 }
 
 /*
  * Whether perf reloaded a placed counter since its publication (its overflow interrupt is
  * still to come): perf's own read brings its count up to date and shows the raw value.
  */
-static bool pmuser_counter_reloaded(struct perf_event *event, struct pmuser_page_slot *s)
+static bool pmuser_drv_counter_reloaded(struct perf_event *event, struct pmuser_page_slot *s)
 {
-	u64 mask = pmuser_event_bits(event) == 64 ? U64_MAX : U32_MAX, raw;
+	u64 mask = pmuser_drv_event_bits(event) == 64 ? U64_MAX : U32_MAX, raw;
 
 	event->pmu->read(event);
 	raw = local64_read(&event->hw.prev_count) & mask;
 	return raw < s->base || raw == mask;
 }
 
-struct pmuser_place_req {
+struct pmuser_drv_place_req {
 	bool zero;
 	/* out: what perf has now */
 	u32 held_mask;
@@ -382,44 +384,44 @@ struct pmuser_place_req {
  * On the CPU, interrupts off: arm and publish every held counter (zero: count from 0 again).
  * Without zero, only counters whose placement differs from the page are re-armed.
  */
-static void pmuser_cpu_place(void *arg)
+static void pmuser_drv_cpu_place(void *arg)
 {
-	struct pmuser_place_req *req = arg;
-	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
-	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	struct pmuser_drv_place_req *req = arg;
+	struct pmuser_drv_cpu *pc = this_cpu_ptr(&pmuser_drv_pcpu);
+	struct pmuser_page_cpu *p = pmuser_drv_page_cpu(smp_processor_id());
 	unsigned long rearm = 0;
 	unsigned int slot;
 
 	/* What changed first: the page (and readers' regions) stays as it is otherwise. */
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		struct perf_event *event = pc->ctr[slot].event;
 		u32 hw;
 
 		if (!event)
 			continue;
-		hw = pmuser_event_placed(event) ? pmuser_compat_idx_to_hw(event->hw.idx) :
+		hw = pmuser_drv_event_placed(event) ? pmuser_drv_compat_idx_to_hw(event->hw.idx) :
 						  PMUSER_HW_NONE;
 		if (req->zero || hw != READ_ONCE(p->slot[slot].hw) ||
-		    (hw != PMUSER_HW_NONE && pmuser_counter_reloaded(event, &p->slot[slot])))
+		    (hw != PMUSER_HW_NONE && pmuser_drv_counter_reloaded(event, &p->slot[slot])))
 			rearm |= BIT(slot);
 	}
 	if (rearm) {
-		pmuser_page_begin(p);
-		for_each_set_bit(slot, &rearm, PMUSER_NR_SLOTS) {
-			struct pmuser_counter *c = &pc->ctr[slot];
+		pmuser_drv_page_begin(p);
+		for_each_set_bit(slot, &rearm, PMUSER_DRV_NR_SLOTS) {
+			struct pmuser_drv_counter *c = &pc->ctr[slot];
 
 			if (req->zero)
 				c->publish = true;
-			pmuser_counter_arm(c, c->event, p, req->zero);
+			pmuser_drv_counter_arm(c, c->event, p, req->zero);
 		}
-		pmuser_page_end(p);
+		pmuser_drv_page_end(p);
 	}
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		u32 hw = READ_ONCE(p->slot[slot].hw);
 
 		/* A configured slot without an event (its CPU's re-setup failed) counts nowhere. */
 		if (!pc->ctr[slot].event) {
-			if (pmuser_slot_used(slot))
+			if (pmuser_drv_slot_used(slot))
 				req->unplaced++;
 			continue;
 		}
@@ -431,29 +433,29 @@ static void pmuser_cpu_place(void *arg)
 	req->seq = READ_ONCE(p->seq);
 }
 
-/* The poll (struct pmuser_cpu): on its CPU, hard interrupt context. */
-static enum hrtimer_restart pmuser_poll(struct hrtimer *t)
+/* The poll (struct pmuser_drv_cpu): on its CPU, hard interrupt context. */
+static enum hrtimer_restart pmuser_drv_poll(struct hrtimer *t)
 {
-	struct pmuser_cpu *pc = container_of(t, struct pmuser_cpu, poll);
-	struct pmuser_place_req req = {};
+	struct pmuser_drv_cpu *pc = container_of(t, struct pmuser_drv_cpu, poll);
+	struct pmuser_drv_place_req req = {};
 
 	if (pc->no_irq)
-		pmuser_cpu_place(&req);
+		pmuser_drv_cpu_place(&req);
 	else
-		pmuser_cpu_check(pc, pmuser_page_cpu(smp_processor_id()));
-	hrtimer_forward_now(t, ns_to_ktime(PMUSER_POLL_NS));
+		pmuser_drv_cpu_check(pc, pmuser_drv_page_cpu(smp_processor_id()));
+	hrtimer_forward_now(t, ns_to_ktime(PMUSER_DRV_POLL_NS));
 	return HRTIMER_RESTART;
 }
 
-static void pmuser_poll_start(void *unused)
+static void pmuser_drv_poll_start(void *unused)
 {
-	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
+	struct pmuser_drv_cpu *pc = this_cpu_ptr(&pmuser_drv_pcpu);
 
-	hrtimer_start(&pc->poll, ns_to_ktime(PMUSER_POLL_NS), HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&pc->poll, ns_to_ktime(PMUSER_DRV_POLL_NS), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* A slot that describes no counter keeps no count of the configuration it described. */
-static void pmuser_slot_clear(struct pmuser_page_cpu *p, unsigned int slot)
+static void pmuser_drv_slot_clear(struct pmuser_page_cpu *p, unsigned int slot)
 {
 	p->slot[slot].bits = 0;
 	p->slot[slot].base = 0;
@@ -465,35 +467,35 @@ static void pmuser_slot_clear(struct pmuser_page_cpu *p, unsigned int slot)
  * On the CPU: the page no longer describes any counter of pmuser's here, nor what they
  * counted, so the next holder's readers see nothing of the last one's.
  */
-static void pmuser_cpu_quiesce(void *unused)
+static void pmuser_drv_cpu_quiesce(void *unused)
 {
-	struct pmuser_cpu *pc = this_cpu_ptr(&pmuser_pcpu);
-	struct pmuser_page_cpu *p = pmuser_page_cpu(smp_processor_id());
+	struct pmuser_drv_cpu *pc = this_cpu_ptr(&pmuser_drv_pcpu);
+	struct pmuser_page_cpu *p = pmuser_drv_page_cpu(smp_processor_id());
 	unsigned int slot;
 
-	pmuser_page_begin(p);
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	pmuser_drv_page_begin(p);
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		pc->ctr[slot].publish = false;
-		pmuser_slot_publish(p, slot, PMUSER_HW_NONE);
-		pmuser_slot_clear(p, slot);
+		pmuser_drv_slot_publish(p, slot, PMUSER_HW_NONE);
+		pmuser_drv_slot_clear(p, slot);
 	}
-	pmuser_page_end(p);
+	pmuser_drv_page_end(p);
 }
 
-struct pmuser_cpu_caps {
+struct pmuser_drv_cpu_caps {
 	u32 nr_hw;
 	u32 counter_bits;		/* event counters' width */
 	bool have_pmceid;
 	u64 pmceid[2];
 };
 
-static void pmuser_read_caps(void *info)
+static void pmuser_drv_read_caps(void *info)
 {
-	struct pmuser_cpu_caps *caps = info;
+	struct pmuser_drv_cpu_caps *caps = info;
 
-	caps->nr_hw = pmuser_hw_nr_counters();
-	caps->counter_bits = pmuser_hw_counter_bits(pmuser_hw_pmu_version());
-	caps->have_pmceid = pmuser_hw_read_pmceid(caps->pmceid);
+	caps->nr_hw = pmuser_drv_hw_nr_counters();
+	caps->counter_bits = pmuser_drv_hw_counter_bits(pmuser_drv_hw_pmu_version());
+	caps->have_pmceid = pmuser_drv_hw_read_pmceid(caps->pmceid);
 }
 
 /*
@@ -501,8 +503,8 @@ static void pmuser_read_caps(void *info)
  * event one whole counter, whose raw reads need no extension; on other cores long events
  * chain two counters, which pmuser does not ask for.
  */
-static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slot,
-					      struct pmuser_counter *c, bool wide)
+static struct perf_event *pmuser_drv_event_create(unsigned int cpu, unsigned int slot,
+						  struct pmuser_drv_counter *c, bool wide)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -519,21 +521,21 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
 		attr.config = PERF_COUNT_HW_CPU_CYCLES;
 		/* arm64 "long" events: the whole 64-bit cycle counter. */
 		attr.config1 = IS_ENABLED(CONFIG_ARM64);
-		flags = pmuser_cfg.cycle_flags;
+		flags = pmuser_drv_cfg.cycle_flags;
 	} else {
 		attr.type = PERF_TYPE_RAW;
-		attr.config = pmuser_cfg.events[slot].event;
+		attr.config = pmuser_drv_cfg.events[slot].event;
 		attr.config1 = IS_ENABLED(CONFIG_ARM64) && wide;
-		flags = pmuser_cfg.events[slot].flags;
+		flags = pmuser_drv_cfg.events[slot].flags;
 	}
 	/* ARM1176 has no mode filtering; perf rejects any exclude bit there. */
-	if (PMUSER_HAS_MODE_FILTER) {
+	if (PMUSER_DRV_HAS_MODE_FILTER) {
 		attr.exclude_user = !(flags & PMUSER_COUNT_USER);
 		attr.exclude_kernel = !(flags & PMUSER_COUNT_KERNEL);
 		attr.exclude_hv = 1;
 	}
 	/* In-kernel sampling events are taken even by a PMU without an interrupt (see poll). */
-	event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_overflow, c);
+	event = perf_event_create_kernel_counter(&attr, cpu, NULL, pmuser_drv_overflow, c);
 	if (IS_ERR(event))
 		return event;
 	c->event = event;
@@ -549,17 +551,17 @@ static struct perf_event *pmuser_event_create(unsigned int cpu, unsigned int slo
  * synchronously, so no release is left to contend with the next operation for perf's
  * context locks.
  */
-struct pmuser_dead_event {
+struct pmuser_drv_dead_event {
 	struct llist_node node;
 	struct perf_event *event;
 };
 
-static LLIST_HEAD(pmuser_dead_events);
+static LLIST_HEAD(pmuser_drv_dead_events);
 
-static void pmuser_release_dead(void)
+static void pmuser_drv_release_dead(void)
 {
-	struct llist_node *list = llist_del_all(&pmuser_dead_events);
-	struct pmuser_dead_event *d, *tmp;
+	struct llist_node *list = llist_del_all(&pmuser_drv_dead_events);
+	struct pmuser_drv_dead_event *d, *tmp;
 
 	llist_for_each_entry_safe(d, tmp, list, node) {
 		perf_event_release_kernel(d->event);
@@ -567,10 +569,10 @@ static void pmuser_release_dead(void)
 	}
 }
 
-/* Disables a torn-down event for pmuser_release_dead(), or releases it if out of memory. */
-static void pmuser_event_retire(struct perf_event *event)
+/* Disables a torn-down event for pmuser_drv_release_dead(), or releases it if out of memory. */
+static void pmuser_drv_event_retire(struct perf_event *event)
 {
-	struct pmuser_dead_event *d = kmalloc(sizeof(*d), GFP_KERNEL);
+	struct pmuser_drv_dead_event *d = kmalloc(sizeof(*d), GFP_KERNEL);
 
 	if (!d) {
 		perf_event_release_kernel(event);
@@ -578,12 +580,12 @@ static void pmuser_event_retire(struct perf_event *event)
 	}
 	perf_event_disable(event);
 	d->event = event;
-	llist_add(&d->node, &pmuser_dead_events);
+	llist_add(&d->node, &pmuser_drv_dead_events);
 }
 
-static void pmuser_cpu_teardown(unsigned int cpu)
+static void pmuser_drv_cpu_teardown(unsigned int cpu)
 {
-	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
+	struct pmuser_drv_cpu *pc = per_cpu_ptr(&pmuser_drv_pcpu, cpu);
 	unsigned int slot;
 
 	if (pc->polling) {
@@ -591,31 +593,31 @@ static void pmuser_cpu_teardown(unsigned int cpu)
 		pc->polling = false;
 	}
 	if (cpu_online(cpu)) {
-		smp_call_function_single(cpu, pmuser_cpu_quiesce, NULL, 1);
+		smp_call_function_single(cpu, pmuser_drv_cpu_quiesce, NULL, 1);
 	} else {
 		/* Nothing writes an offline CPU's record but this. */
-		struct pmuser_page_cpu *p = pmuser_page_cpu(cpu);
+		struct pmuser_page_cpu *p = pmuser_drv_page_cpu(cpu);
 
-		pmuser_access_counters_live(cpu, false);
-		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
-			pmuser_slot_clear(p, slot);
+		pmuser_drv_access_counters_live(cpu, false);
+		for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++)
+			pmuser_drv_slot_clear(p, slot);
 	}
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		struct perf_event *event = pc->ctr[slot].event;
 
 		/* Unpublished before it may be freed: SWINC reads the pointer locklessly. */
 		WRITE_ONCE(pc->ctr[slot].event, NULL);
 		pc->ctr[slot].publish = false;
 		if (event)
-			pmuser_event_retire(event);
+			pmuser_drv_event_retire(event);
 	}
 }
 
-static int pmuser_cpu_setup(unsigned int cpu)
+static int pmuser_drv_cpu_setup(unsigned int cpu)
 {
-	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
-	struct pmuser_place_req req = { .zero = true };
-	struct pmuser_cpu_caps caps = {};
+	struct pmuser_drv_cpu *pc = per_cpu_ptr(&pmuser_drv_pcpu, cpu);
+	struct pmuser_drv_place_req req = { .zero = true };
+	struct pmuser_drv_cpu_caps caps = {};
 	struct perf_event *event;
 	bool no_irq = false;
 	unsigned int k, slot;
@@ -628,17 +630,17 @@ static int pmuser_cpu_setup(unsigned int cpu)
 	 * cycle counter is taken by then. Without the cycle slot such an event takes the cycle
 	 * counter itself; its slot says so (hw, and perf's width for the event in bits).
 	 */
-	smp_call_function_single(cpu, pmuser_read_caps, &caps, 1);
-	for (k = 0; k < PMUSER_NR_SLOTS; k++) {
-		struct pmuser_counter *c;
+	smp_call_function_single(cpu, pmuser_drv_read_caps, &caps, 1);
+	for (k = 0; k < PMUSER_DRV_NR_SLOTS; k++) {
+		struct pmuser_drv_counter *c;
 
-		slot = (k + PMUSER_PAGE_CYCLE_SLOT) % PMUSER_NR_SLOTS;
+		slot = (k + PMUSER_PAGE_CYCLE_SLOT) % PMUSER_DRV_NR_SLOTS;
 		c = &pc->ctr[slot];
-		if (!pmuser_slot_used(slot))
+		if (!pmuser_drv_slot_used(slot))
 			continue;
 		c->slot = slot;
-		event = pmuser_event_create(cpu, slot, c,
-					    pmuser_wide_events && caps.counter_bits == 64);
+		event = pmuser_drv_event_create(cpu, slot, c,
+						pmuser_drv_wide_events && caps.counter_bits == 64);
 		if (IS_ERR(event)) {
 			ret = PTR_ERR(event);
 			goto err_teardown;
@@ -649,7 +651,7 @@ static int pmuser_cpu_setup(unsigned int cpu)
 			goto err_teardown;
 		}
 		no_irq |= event->pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT;
-		hw = pmuser_compat_idx_to_hw(event->hw.idx);
+		hw = pmuser_drv_compat_idx_to_hw(event->hw.idx);
 		/* The cycle slot elsewhere than the cycle counter would need chaining: refuse. */
 		if (hw == PMUSER_HW_NONE ||
 		    (slot == PMUSER_PAGE_CYCLE_SLOT && hw != PMUSER_HW_CYCLE)) {
@@ -657,32 +659,32 @@ static int pmuser_cpu_setup(unsigned int cpu)
 			goto err_teardown;
 		}
 	}
-	smp_call_function_single(cpu, pmuser_cpu_place, &req, 1);
+	smp_call_function_single(cpu, pmuser_drv_cpu_place, &req, 1);
 	pc->no_irq = no_irq;
 	pc->polling = true;
-	smp_call_function_single(cpu, pmuser_poll_start, NULL, 1);
+	smp_call_function_single(cpu, pmuser_drv_poll_start, NULL, 1);
 	return 0;
 
 err_teardown:
-	pmuser_cpu_teardown(cpu);
+	pmuser_drv_cpu_teardown(cpu);
 	return ret;
 }
 
 /*
- * The caller that leaves CPUs without counters calls pmuser_access_counters_gone() for them
+ * The caller that leaves CPUs without counters calls pmuser_drv_access_counters_gone() for them
  * after it. A CONFIGURE that holds counters again leaves the granted threads' access alone:
  * perf restores it whenever it starts the PMU with the new counters.
  */
-static void pmuser_teardown_all(void)
+static void pmuser_drv_teardown_all(void)
 {
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		pmuser_cpu_teardown(cpu);
+		pmuser_drv_cpu_teardown(cpu);
 }
 
 /* Common events the CPU's PMCEID says it lacks are refused; others perf may still refuse. */
-static bool pmuser_event_supported(const struct pmuser_cpu_caps *caps, u32 event)
+static bool pmuser_drv_event_supported(const struct pmuser_drv_cpu_caps *caps, u32 event)
 {
 	if (!caps->have_pmceid)
 		return true;
@@ -693,43 +695,43 @@ static bool pmuser_event_supported(const struct pmuser_cpu_caps *caps, u32 event
 	return true;
 }
 
-static int pmuser_check_cpu(unsigned int cpu, const struct pmuser_config *cfg)
+static int pmuser_drv_check_cpu(unsigned int cpu, const struct pmuser_config *cfg)
 {
-	struct pmuser_cpu_caps caps = {};
+	struct pmuser_drv_cpu_caps caps = {};
 	unsigned int i;
 
-	smp_call_function_single(cpu, pmuser_read_caps, &caps, 1);
+	smp_call_function_single(cpu, pmuser_drv_read_caps, &caps, 1);
 	if (cfg->nr_events > caps.nr_hw)
 		return -ENOSPC;
 	for (i = 0; i < cfg->nr_events; i++)
-		if (!pmuser_event_supported(&caps, cfg->events[i].event))
+		if (!pmuser_drv_event_supported(&caps, cfg->events[i].event))
 			return -EOPNOTSUPP;
 	return 0;
 }
 
 /* The hardware counter perf placed slot on, as published on that CPU. */
-static u32 pmuser_slot_hw(unsigned int cpu, unsigned int slot)
+static u32 pmuser_drv_slot_hw(unsigned int cpu, unsigned int slot)
 {
-	return READ_ONCE(pmuser_page_cpu(cpu)->slot[slot].hw);
+	return READ_ONCE(pmuser_drv_page_cpu(cpu)->slot[slot].hw);
 }
 
 /* Every configured CPU must carry each event on the same counter for inline reads to work. */
-static int pmuser_collect_hw(unsigned int cpu, struct pmuser_config *cfg, bool first)
+static int pmuser_drv_collect_hw(unsigned int cpu, struct pmuser_config *cfg, bool first)
 {
 	unsigned int i;
 
 	for (i = 0; i < cfg->nr_events; i++) {
 		if (first)
-			cfg->events[i].hw_counter = pmuser_slot_hw(cpu, i);
-		else if (cfg->events[i].hw_counter != pmuser_slot_hw(cpu, i))
+			cfg->events[i].hw_counter = pmuser_drv_slot_hw(cpu, i);
+		else if (cfg->events[i].hw_counter != pmuser_drv_slot_hw(cpu, i))
 			return -EBUSY;
 	}
 	return 0;
 }
 
 /* Hold cfg's counters on cpus; on failure nothing is held. */
-static int pmuser_counters_apply(struct file *owner, struct pmuser_config *cfg,
-				 const struct cpumask *cpus)
+static int pmuser_drv_counters_apply(struct file *owner, struct pmuser_config *cfg,
+				     const struct cpumask *cpus)
 {
 	unsigned int cpu, i;
 	bool first = true;
@@ -739,71 +741,71 @@ static int pmuser_counters_apply(struct file *owner, struct pmuser_config *cfg,
 		cfg->events[i].hw_counter = PMUSER_HW_NONE;
 	cfg->cycle_hw_counter = cfg->flags & PMUSER_CONFIG_CYCLES ?
 				PMUSER_HW_CYCLE : PMUSER_HW_NONE;
-	pmuser_cfg = *cfg;
-	cpumask_copy(&pmuser_cpus, cpus);
-	WRITE_ONCE(pmuser_owner, owner);
+	pmuser_drv_cfg = *cfg;
+	cpumask_copy(&pmuser_drv_cpus, cpus);
+	WRITE_ONCE(pmuser_drv_owner, owner);
 	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
-		ret = pmuser_cpu_setup(cpu);
+		ret = pmuser_drv_cpu_setup(cpu);
 		if (!ret)
-			ret = pmuser_collect_hw(cpu, cfg, first);
+			ret = pmuser_drv_collect_hw(cpu, cfg, first);
 		if (ret)
 			goto err_release;
 		first = false;
 	}
-	pmuser_cfg = *cfg;
+	pmuser_drv_cfg = *cfg;
 	return 0;
 
 err_release:
-	pmuser_teardown_all();
-	WRITE_ONCE(pmuser_owner, NULL);
-	cpumask_clear(&pmuser_cpus);
-	memset(&pmuser_cfg, 0, sizeof(pmuser_cfg));
+	pmuser_drv_teardown_all();
+	WRITE_ONCE(pmuser_drv_owner, NULL);
+	cpumask_clear(&pmuser_drv_cpus);
+	memset(&pmuser_drv_cfg, 0, sizeof(pmuser_drv_cfg));
 	return ret;
 }
 
-int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
-			      const struct cpumask *cpus)
+int pmuser_drv_counters_configure(struct file *owner, struct pmuser_config *cfg,
+				  const struct cpumask *cpus)
 {
 	struct pmuser_config *prev = NULL;
 	struct cpumask *prev_cpus = NULL;
 	unsigned int cpu;
 	int ret, again;
 
-	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner && pmuser_owner != owner) {
+	mutex_lock(&pmuser_drv_cfg_lock);
+	if (pmuser_drv_owner && pmuser_drv_owner != owner) {
 		ret = -EBUSY;
 		goto unlock;
 	}
 	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
-		ret = pmuser_check_cpu(cpu, cfg);
+		ret = pmuser_drv_check_cpu(cpu, cfg);
 		if (ret)
 			goto unlock;
 	}
-	pmuser_wide_events = true;
+	pmuser_drv_wide_events = true;
 	for_each_online_cpu(cpu) {
-		struct pmuser_cpu_caps caps = {};
+		struct pmuser_drv_cpu_caps caps = {};
 
-		smp_call_function_single(cpu, pmuser_read_caps, &caps, 1);
+		smp_call_function_single(cpu, pmuser_drv_read_caps, &caps, 1);
 		if (caps.counter_bits != 64)
-			pmuser_wide_events = false;
+			pmuser_drv_wide_events = false;
 	}
-	if (pmuser_owner) {
-		prev = kmemdup(&pmuser_cfg, sizeof(*prev), GFP_KERNEL);
-		prev_cpus = kmemdup(&pmuser_cpus, sizeof(*prev_cpus), GFP_KERNEL);
+	if (pmuser_drv_owner) {
+		prev = kmemdup(&pmuser_drv_cfg, sizeof(*prev), GFP_KERNEL);
+		prev_cpus = kmemdup(&pmuser_drv_cpus, sizeof(*prev_cpus), GFP_KERNEL);
 		if (!prev || !prev_cpus) {
 			ret = -ENOMEM;
 			goto unlock;
 		}
 	}
-	pmuser_teardown_all();
-	ret = pmuser_counters_apply(owner, cfg, cpus);
+	pmuser_drv_teardown_all();
+	ret = pmuser_drv_counters_apply(owner, cfg, cpus);
 	/*
 	 * A failed configuration leaves the previous one in force, counting from 0 again, if
 	 * perf still has room for it.
 	 */
 	again = ret;
 	if (ret && prev) {
-		again = pmuser_counters_apply(owner, prev, prev_cpus);
+		again = pmuser_drv_counters_apply(owner, prev, prev_cpus);
 		if (again)
 			pr_warn("pmuser: the previous configuration could not be restored (%d)\n",
 				again);
@@ -813,83 +815,83 @@ int pmuser_counters_configure(struct file *owner, struct pmuser_config *cfg,
 	 * the failed configuration set up for a moment (where perf may have opened reads).
 	 */
 	if (again)
-		pmuser_access_counters_gone(cpu_online_mask);
-	else if (prev && cpumask_andnot(prev_cpus, cpu_online_mask, &pmuser_cpus))
-		pmuser_access_counters_gone(prev_cpus);
+		pmuser_drv_access_counters_gone(cpu_online_mask);
+	else if (prev && cpumask_andnot(prev_cpus, cpu_online_mask, &pmuser_drv_cpus))
+		pmuser_drv_access_counters_gone(prev_cpus);
 unlock:
-	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_dead();
+	mutex_unlock(&pmuser_drv_cfg_lock);
+	pmuser_drv_release_dead();
 	kfree(prev_cpus);
 	kfree(prev);
 	return ret;
 }
 
-int pmuser_counters_reset(struct file *owner, const struct cpumask *cpus)
+int pmuser_drv_counters_reset(struct file *owner, const struct cpumask *cpus)
 {
 	unsigned int cpu;
 	int ret = 0;
 
-	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner != owner) {
+	mutex_lock(&pmuser_drv_cfg_lock);
+	if (pmuser_drv_owner != owner) {
 		ret = -ENOENT;
 		goto unlock;
 	}
 	if (!cpus)
-		cpus = &pmuser_cpus;
-	if (!cpumask_subset(cpus, &pmuser_cpus)) {
+		cpus = &pmuser_drv_cpus;
+	if (!cpumask_subset(cpus, &pmuser_drv_cpus)) {
 		ret = -EINVAL;
 		goto unlock;
 	}
 	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
-		struct pmuser_place_req req = { .zero = true };
+		struct pmuser_drv_place_req req = { .zero = true };
 
-		smp_call_function_single(cpu, pmuser_cpu_place, &req, 1);
+		smp_call_function_single(cpu, pmuser_drv_cpu_place, &req, 1);
 	}
 unlock:
-	mutex_unlock(&pmuser_cfg_lock);
+	mutex_unlock(&pmuser_drv_cfg_lock);
 	return ret;
 }
 
-int pmuser_counters_release(struct file *owner)
+int pmuser_drv_counters_release(struct file *owner)
 {
 	int ret = 0;
 
-	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner == owner) {
-		pmuser_teardown_all();
-		pmuser_access_counters_gone(cpu_online_mask);
-		WRITE_ONCE(pmuser_owner, NULL);
-		cpumask_clear(&pmuser_cpus);
-		memset(&pmuser_cfg, 0, sizeof(pmuser_cfg));
+	mutex_lock(&pmuser_drv_cfg_lock);
+	if (pmuser_drv_owner == owner) {
+		pmuser_drv_teardown_all();
+		pmuser_drv_access_counters_gone(cpu_online_mask);
+		WRITE_ONCE(pmuser_drv_owner, NULL);
+		cpumask_clear(&pmuser_drv_cpus);
+		memset(&pmuser_drv_cfg, 0, sizeof(pmuser_drv_cfg));
 	} else {
 		ret = -ENOENT;
 	}
-	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_dead();
+	mutex_unlock(&pmuser_drv_cfg_lock);
+	pmuser_drv_release_dead();
 	return ret;
 }
 
-void pmuser_counters_fill_info(struct pmuser_info *info)
+void pmuser_drv_counters_fill_info(struct pmuser_info *info)
 {
 	unsigned int cpu;
 
-	mutex_lock(&pmuser_cfg_lock);
-	info->nr_events = pmuser_owner ? pmuser_cfg.nr_events : 0;
-	info->cycles_held = pmuser_owner && (pmuser_cfg.flags & PMUSER_CONFIG_CYCLES);
-	for_each_cpu(cpu, &pmuser_cpus)
+	mutex_lock(&pmuser_drv_cfg_lock);
+	info->nr_events = pmuser_drv_owner ? pmuser_drv_cfg.nr_events : 0;
+	info->cycles_held = pmuser_drv_owner && (pmuser_drv_cfg.flags & PMUSER_CONFIG_CYCLES);
+	for_each_cpu(cpu, &pmuser_drv_cpus)
 		if (cpu < PMUSER_MAX_CPUS)
 			info->configured_cpus[cpu / 64] |= BIT_ULL(cpu % 64);
-	mutex_unlock(&pmuser_cfg_lock);
-	info->page_size = pmuser_page_bytes;
-	info->page_cpu_stride = PMUSER_PAGE_STRIDE;
+	mutex_unlock(&pmuser_drv_cfg_lock);
+	info->page_size = pmuser_drv_page_bytes;
+	info->page_cpu_stride = PMUSER_DRV_PAGE_STRIDE;
 	info->page_flags = PMUSER_PAGE_AWAY;
 }
 
-bool pmuser_counters_config_kernel(const struct pmuser_config *cfg)
+bool pmuser_drv_counters_config_kernel(const struct pmuser_config *cfg)
 {
 	unsigned int i;
 
-	if (!PMUSER_HAS_MODE_FILTER)
+	if (!PMUSER_DRV_HAS_MODE_FILTER)
 		return true;
 	if (cfg->flags & PMUSER_CONFIG_CYCLES && cfg->cycle_flags & PMUSER_COUNT_KERNEL)
 		return true;
@@ -899,26 +901,26 @@ bool pmuser_counters_config_kernel(const struct pmuser_config *cfg)
 	return false;
 }
 
-bool pmuser_counters_count_kernel(void)
+bool pmuser_drv_counters_count_kernel(void)
 {
 	bool ret;
 
-	mutex_lock(&pmuser_cfg_lock);
-	ret = pmuser_owner && pmuser_counters_config_kernel(&pmuser_cfg);
-	mutex_unlock(&pmuser_cfg_lock);
+	mutex_lock(&pmuser_drv_cfg_lock);
+	ret = pmuser_drv_owner && pmuser_drv_counters_config_kernel(&pmuser_drv_cfg);
+	mutex_unlock(&pmuser_drv_cfg_lock);
 	return ret;
 }
 
 /*
  * A pinned event perf found no counter for at a reschedule stays in error state until it is
- * enabled again; perf then places it if it can (process context, under pmuser_cfg_lock).
+ * enabled again; perf then places it if it can (process context, under pmuser_drv_cfg_lock).
  */
-static void pmuser_cpu_reenable(unsigned int cpu)
+static void pmuser_drv_cpu_reenable(unsigned int cpu)
 {
-	struct pmuser_cpu *pc = per_cpu_ptr(&pmuser_pcpu, cpu);
+	struct pmuser_drv_cpu *pc = per_cpu_ptr(&pmuser_drv_pcpu, cpu);
 	unsigned int slot;
 
-	for (slot = 0; slot < PMUSER_NR_SLOTS; slot++) {
+	for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++) {
 		struct perf_event *event = pc->ctr[slot].event;
 
 		if (event && READ_ONCE(event->state) == PERF_EVENT_STATE_ERROR)
@@ -926,18 +928,18 @@ static void pmuser_cpu_reenable(unsigned int cpu)
 	}
 }
 
-void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
+void pmuser_drv_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
 {
-	struct pmuser_place_req req = {};
+	struct pmuser_drv_place_req req = {};
 
-	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner && cpumask_test_cpu(ci->cpu, &pmuser_cpus)) {
-		pmuser_cpu_reenable(ci->cpu);
-		smp_call_function_single(ci->cpu, pmuser_cpu_place, &req, 1);
+	mutex_lock(&pmuser_drv_cfg_lock);
+	if (pmuser_drv_owner && cpumask_test_cpu(ci->cpu, &pmuser_drv_cpus)) {
+		pmuser_drv_cpu_reenable(ci->cpu);
+		smp_call_function_single(ci->cpu, pmuser_drv_cpu_place, &req, 1);
 	} else {
-		req.seq = READ_ONCE(pmuser_page_cpu(ci->cpu)->seq);
+		req.seq = READ_ONCE(pmuser_drv_page_cpu(ci->cpu)->seq);
 	}
-	mutex_unlock(&pmuser_cfg_lock);
+	mutex_unlock(&pmuser_drv_cfg_lock);
 	ci->held_mask = req.held_mask;
 	ci->unplaced = req.unplaced;
 	ci->page_seq = req.seq;
@@ -949,43 +951,43 @@ void pmuser_counters_fill_cpu_info(struct pmuser_cpu_info *ci)
  * executable (READ_IMPLIES_EXEC) asked for no exec itself: its mapping is made without it,
  * and its mprotect(PROT_READ) adds none (the kernel adds exec only with VM_MAYEXEC).
  */
-int pmuser_counters_mmap(struct vm_area_struct *vma)
+int pmuser_drv_counters_mmap(struct vm_area_struct *vma)
 {
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	if ((vma->vm_flags & VM_EXEC) && !(current->personality & READ_IMPLIES_EXEC))
 		return -EPERM;
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(pmuser_page_bytes))
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > PAGE_ALIGN(pmuser_drv_page_bytes))
 		return -EINVAL;
-	pmuser_compat_vm_flags_clear(vma, VM_MAYWRITE | VM_EXEC | VM_MAYEXEC);
+	pmuser_drv_compat_vm_flags_clear(vma, VM_MAYWRITE | VM_EXEC | VM_MAYEXEC);
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
-	return remap_vmalloc_range(vma, pmuser_page, 0);
+	return remap_vmalloc_range(vma, pmuser_drv_page, 0);
 }
 
-static int pmuser_cpu_online(unsigned int cpu)
+static int pmuser_drv_cpu_online(unsigned int cpu)
 {
 	int ret;
 
-	pmuser_access_learn_pmu(cpu);
-	pmuser_access_cpu_up();
-	mutex_lock(&pmuser_cfg_lock);
-	if (pmuser_owner && cpumask_test_cpu(cpu, &pmuser_cpus)) {
-		ret = pmuser_cpu_setup(cpu);
+	pmuser_drv_access_learn_pmu(cpu);
+	pmuser_drv_access_cpu_up();
+	mutex_lock(&pmuser_drv_cfg_lock);
+	if (pmuser_drv_owner && cpumask_test_cpu(cpu, &pmuser_drv_cpus)) {
+		ret = pmuser_drv_cpu_setup(cpu);
 		if (ret)
 			pr_warn("pmuser: cpu%u: counters not re-established (%d)\n", cpu, ret);
 	}
-	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_dead();
+	mutex_unlock(&pmuser_drv_cfg_lock);
+	pmuser_drv_release_dead();
 	return 0;
 }
 
-static int pmuser_cpu_offline(unsigned int cpu)
+static int pmuser_drv_cpu_offline(unsigned int cpu)
 {
-	mutex_lock(&pmuser_cfg_lock);
-	pmuser_cpu_teardown(cpu);
-	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_dead();
-	pmuser_access_cpu_down();
+	mutex_lock(&pmuser_drv_cfg_lock);
+	pmuser_drv_cpu_teardown(cpu);
+	mutex_unlock(&pmuser_drv_cfg_lock);
+	pmuser_drv_release_dead();
+	pmuser_drv_access_cpu_down();
 	return 0;
 }
 
@@ -993,84 +995,85 @@ static int pmuser_cpu_offline(unsigned int cpu)
  * After a CPU power-down perf's own notifier resets the counters and starts the events again
  * (all ones: their overflow republishes them); only user access needs restoring here.
  */
-static int pmuser_cpu_pm_notify(struct notifier_block *nb, unsigned long action, void *v)
+static int pmuser_drv_cpu_pm_notify(struct notifier_block *nb, unsigned long action, void *v)
 {
 	if (action == CPU_PM_EXIT || action == CPU_PM_ENTER_FAILED)
-		pmuser_access_cpu_up();
+		pmuser_drv_access_cpu_up();
 	return NOTIFY_OK;
 }
 
-static struct notifier_block pmuser_cpu_pm_nb = {
-	.notifier_call = pmuser_cpu_pm_notify,
+static struct notifier_block pmuser_drv_cpu_pm_nb = {
+	.notifier_call = pmuser_drv_cpu_pm_notify,
 };
 
-int pmuser_counters_init(void)
+int pmuser_drv_counters_init(void)
 {
 	unsigned int cpu;
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct pmuser_page_cpu) > PMUSER_PAGE_STRIDE);
+	BUILD_BUG_ON(sizeof(struct pmuser_page_cpu) > PMUSER_DRV_PAGE_STRIDE);
 	/*
 	 * With pseudo-NMIs perf's overflow handler can interrupt a cross-call that is writing
 	 * the same CPU's page record; pmuser relies on interrupts-off excluding it.
 	 */
-	if (pmuser_compat_pseudo_nmi()) {
+	if (pmuser_drv_compat_pseudo_nmi()) {
 		pr_err("pmuser: the PMU interrupt may be a pseudo-NMI here (irqchip.gicv3_pseudo_nmi=1): not supported\n");
 		return -EOPNOTSUPP;
 	}
 	for_each_possible_cpu(cpu)
-		pmuser_compat_hrtimer_setup(&per_cpu_ptr(&pmuser_pcpu, cpu)->poll, pmuser_poll);
-	pmuser_page_bytes = PAGE_ALIGN(nr_cpu_ids * PMUSER_PAGE_STRIDE);
-	pmuser_page = vmalloc_user(pmuser_page_bytes);
-	if (!pmuser_page)
+		pmuser_drv_compat_hrtimer_setup(&per_cpu_ptr(&pmuser_drv_pcpu, cpu)->poll,
+						pmuser_drv_poll);
+	pmuser_drv_page_bytes = PAGE_ALIGN(nr_cpu_ids * PMUSER_DRV_PAGE_STRIDE);
+	pmuser_drv_page = vmalloc_user(pmuser_drv_page_bytes);
+	if (!pmuser_drv_page)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		unsigned int slot;
 
-		for (slot = 0; slot < PMUSER_NR_SLOTS; slot++)
-			pmuser_page_cpu(cpu)->slot[slot].hw = PMUSER_HW_NONE;
-		pmuser_page_cpu(cpu)->away = U32_MAX;
+		for (slot = 0; slot < PMUSER_DRV_NR_SLOTS; slot++)
+			pmuser_drv_page_cpu(cpu)->slot[slot].hw = PMUSER_HW_NONE;
+		pmuser_drv_page_cpu(cpu)->away = U32_MAX;
 	}
-	for_each_kernel_tracepoint(pmuser_find_switch_tp, NULL);
-	if (!pmuser_switch_tp) {
+	for_each_kernel_tracepoint(pmuser_drv_find_switch_tp, NULL);
+	if (!pmuser_drv_switch_tp) {
 		pr_err("pmuser: no sched_switch tracepoint (CONFIG_TRACEPOINTS): windows another thread ran in could not be flagged\n");
 		ret = -EOPNOTSUPP;
 		goto err_page;
 	}
-	ret = tracepoint_probe_register(pmuser_switch_tp, pmuser_switch_probe, NULL);
+	ret = tracepoint_probe_register(pmuser_drv_switch_tp, pmuser_drv_switch_probe, NULL);
 	if (ret)
 		goto err_page;
-	ret = cpu_pm_register_notifier(&pmuser_cpu_pm_nb);
+	ret = cpu_pm_register_notifier(&pmuser_drv_cpu_pm_nb);
 	if (ret)
 		goto err_switch;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "pmuser:online",
-				pmuser_cpu_online, pmuser_cpu_offline);
+				pmuser_drv_cpu_online, pmuser_drv_cpu_offline);
 	if (ret < 0)
 		goto err_pm;
-	pmuser_hp_state = ret;
+	pmuser_drv_hp_state = ret;
 	return 0;
 
 err_pm:
-	cpu_pm_unregister_notifier(&pmuser_cpu_pm_nb);
+	cpu_pm_unregister_notifier(&pmuser_drv_cpu_pm_nb);
 err_switch:
-	tracepoint_probe_unregister(pmuser_switch_tp, pmuser_switch_probe, NULL);
+	tracepoint_probe_unregister(pmuser_drv_switch_tp, pmuser_drv_switch_probe, NULL);
 	tracepoint_synchronize_unregister();
 err_page:
-	vfree(pmuser_page);
+	vfree(pmuser_drv_page);
 	return ret;
 }
 
-void pmuser_counters_exit(void)
+void pmuser_drv_counters_exit(void)
 {
-	cpuhp_remove_state(pmuser_hp_state);
-	cpu_pm_unregister_notifier(&pmuser_cpu_pm_nb);
-	mutex_lock(&pmuser_cfg_lock);
-	pmuser_teardown_all();
-	WRITE_ONCE(pmuser_owner, NULL);
-	mutex_unlock(&pmuser_cfg_lock);
-	pmuser_release_dead();
-	tracepoint_probe_unregister(pmuser_switch_tp, pmuser_switch_probe, NULL);
+	cpuhp_remove_state(pmuser_drv_hp_state);
+	cpu_pm_unregister_notifier(&pmuser_drv_cpu_pm_nb);
+	mutex_lock(&pmuser_drv_cfg_lock);
+	pmuser_drv_teardown_all();
+	WRITE_ONCE(pmuser_drv_owner, NULL);
+	mutex_unlock(&pmuser_drv_cfg_lock);
+	pmuser_drv_release_dead();
+	tracepoint_probe_unregister(pmuser_drv_switch_tp, pmuser_drv_switch_probe, NULL);
 	/* No CPU runs the probe, which writes the page, any more. */
 	tracepoint_synchronize_unregister();
-	vfree(pmuser_page);
+	vfree(pmuser_drv_page);
 }

@@ -24,7 +24,7 @@
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
-#include "pmuser.h"
+#include "pmuser_drv.h"
 #include "pmuser_compat.h"
 #include "pmuser_hw.h"
 
@@ -37,20 +37,20 @@ static int group = -1;
 module_param(group, int, 0444);
 MODULE_PARM_DESC(group, "Group id allowed to open /dev/pmuser (mode 0660); default root only");
 
-#define PMUSER_SWINC_MAX	SZ_1M
+#define PMUSER_DRV_SWINC_MAX	SZ_1M
 /* PMSWINC writes made with preemption off at a time. */
-#define PMUSER_SWINC_CHUNK	SZ_4K
+#define PMUSER_DRV_SWINC_CHUNK	SZ_4K
 
-static dev_t pmuser_devt;
-static struct cdev pmuser_cdev;
-static struct class *pmuser_class;
-static struct device pmuser_device;
+static dev_t pmuser_drv_devt;
+static struct cdev pmuser_drv_cdev;
+static struct class *pmuser_drv_class;
+static struct device pmuser_drv_device;
 
 /*
  * Copy a versioned struct in: size first, at least ver0 and at most PAGE_SIZE, then the rest
  * as copy_struct_from_user() does. Returns the caller's size (for the copy back) or -errno.
  */
-static int pmuser_copy_in(void *dst, size_t ksize, size_t ver0, const void __user *uarg)
+static int pmuser_drv_copy_in(void *dst, size_t ksize, size_t ver0, const void __user *uarg)
 {
 	u32 usize;
 	int ret;
@@ -69,14 +69,14 @@ static int pmuser_copy_in(void *dst, size_t ksize, size_t ver0, const void __use
  * Copy back what the caller's struct has room for; size says how much of it the module
  * filled (the smaller of the two), so a newer caller tells an unknown field from a zero one.
  */
-static int pmuser_copy_out(void __user *uarg, void *src, size_t ksize, u32 usize)
+static int pmuser_drv_copy_out(void __user *uarg, void *src, size_t ksize, u32 usize)
 {
 	*(u32 *)src = min_t(u32, usize, ksize);
 	return copy_to_user(uarg, src, min_t(size_t, ksize, usize)) ? -EFAULT : 0;
 }
 
 /* A CPU set from user space: all zero means every possible CPU; impossible CPUs are refused. */
-static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpumask *mask)
+static int pmuser_drv_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpumask *mask)
 {
 	unsigned int cpu;
 	bool any = false;
@@ -95,12 +95,12 @@ static int pmuser_cpus_from_user(const __u64 words[PMUSER_CPU_WORDS], struct cpu
 	return 0;
 }
 
-static int pmuser_ioctl_info(struct file *file, void __user *uarg)
+static int pmuser_drv_ioctl_info(struct file *file, void __user *uarg)
 {
 	struct pmuser_info info;
 	int usize;
 
-	usize = pmuser_copy_in(&info, sizeof(info), PMUSER_INFO_SIZE_VER0, uarg);
+	usize = pmuser_drv_copy_in(&info, sizeof(info), PMUSER_INFO_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
 	if (info.flags)
@@ -109,45 +109,45 @@ static int pmuser_ioctl_info(struct file *file, void __user *uarg)
 	info.abi_version = PMUSER_ABI_VERSION;
 	info.module_version = PMUSER_VERSION_MAJOR << 16 | PMUSER_VERSION_MINOR << 8 |
 			      PMUSER_VERSION_PATCH;
-	info.arch = PMUSER_ARCH;
-	info.access_mode = pmuser_access_mode();
-	info.access_flags = pmuser_access_info_flags();
+	info.arch = PMUSER_DRV_ARCH;
+	info.access_mode = pmuser_drv_access_mode();
+	info.access_flags = pmuser_drv_access_info_flags();
 	info.nr_cpus = nr_cpu_ids;
-	info.rights = pmuser_priv_rights(file);
-	pmuser_counters_fill_info(&info);
-	return pmuser_copy_out(uarg, &info, sizeof(info), usize);
+	info.rights = pmuser_drv_priv_rights(file);
+	pmuser_drv_counters_fill_info(&info);
+	return pmuser_drv_copy_out(uarg, &info, sizeof(info), usize);
 }
 
-static void pmuser_read_cpu_info(void *arg)
+static void pmuser_drv_read_cpu_info(void *arg)
 {
 	struct pmuser_cpu_info *ci = arg;
 	u64 pmceid[2] = {};
 	bool smt;
 
 	ci->midr = read_cpuid_id();
-	ci->pmu_version = pmuser_hw_pmu_version();
-	ci->nr_counters = pmuser_hw_nr_counters();
-	ci->counter_bits = pmuser_hw_counter_bits(ci->pmu_version);
-	ci->cycle_bits = PMUSER_CYCLE_BITS;
-	if (pmuser_hw_read_pmceid(pmceid)) {
+	ci->pmu_version = pmuser_drv_hw_pmu_version();
+	ci->nr_counters = pmuser_drv_hw_nr_counters();
+	ci->counter_bits = pmuser_drv_hw_counter_bits(ci->pmu_version);
+	ci->cycle_bits = PMUSER_DRV_CYCLE_BITS;
+	if (pmuser_drv_hw_read_pmceid(pmceid)) {
 		ci->pmceid_source = PMUSER_PMCEID_HW;
 		ci->pmceid[0] = pmceid[0];
 		ci->pmceid[1] = pmceid[1];
 	}
-	ci->user_enable = pmuser_hw_userenr_read();
+	ci->user_enable = pmuser_drv_hw_userenr_read();
 	/* perf (arm_pmu.c) keeps cycles off PMCCNTR_EL0 on cores with SMT siblings. */
 	smt = cpumask_weight(topology_sibling_cpumask(smp_processor_id())) > 1;
-	ci->el0_flags = pmuser_hw_el0_flags(ci->pmu_version, smt);
-	ci->pmuacr = pmuser_hw_pmuacr_read(ci->el0_flags);
+	ci->el0_flags = pmuser_drv_hw_el0_flags(ci->pmu_version, smt);
+	ci->pmuacr = pmuser_drv_hw_pmuacr_read(ci->el0_flags);
 }
 
-static int pmuser_ioctl_cpu_info(void __user *uarg)
+static int pmuser_drv_ioctl_cpu_info(void __user *uarg)
 {
 	struct pmuser_cpu_info ci;
 	unsigned int cpu;
 	int usize;
 
-	usize = pmuser_copy_in(&ci, sizeof(ci), PMUSER_CPU_INFO_SIZE_VER0, uarg);
+	usize = pmuser_drv_copy_in(&ci, sizeof(ci), PMUSER_CPU_INFO_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
 	if (ci.flags || ci.cpu >= nr_cpu_ids || !cpu_possible(ci.cpu))
@@ -158,25 +158,25 @@ static int pmuser_ioctl_cpu_info(void __user *uarg)
 	cpus_read_lock();
 	if (cpu_online(cpu)) {
 		ci.online = 1;
-		smp_call_function_single(cpu, pmuser_read_cpu_info, &ci, 1);
-		pmuser_counters_fill_cpu_info(&ci);
+		smp_call_function_single(cpu, pmuser_drv_read_cpu_info, &ci, 1);
+		pmuser_drv_counters_fill_cpu_info(&ci);
 	}
 	cpus_read_unlock();
-	return pmuser_copy_out(uarg, &ci, sizeof(ci), usize);
+	return pmuser_drv_copy_out(uarg, &ci, sizeof(ci), usize);
 }
 
 /* Largest event number the instruction set's event type register holds. */
-#define PMUSER_EVENT_MAX	(IS_ENABLED(CONFIG_ARM64) ? 0xffff : 0xff)
+#define PMUSER_DRV_EVENT_MAX	(IS_ENABLED(CONFIG_ARM64) ? 0xffff : 0xff)
 
-static bool pmuser_count_flags_valid(u32 flags)
+static bool pmuser_drv_count_flags_valid(u32 flags)
 {
 	if (!flags || (flags & ~PMUSER_COUNT_MASK))
 		return false;
 	/* ARM1176 counts in every mode; it cannot filter. */
-	return PMUSER_HAS_MODE_FILTER || flags == PMUSER_COUNT_MASK;
+	return PMUSER_DRV_HAS_MODE_FILTER || flags == PMUSER_COUNT_MASK;
 }
 
-static int pmuser_config_validate(const struct pmuser_config *cfg)
+static int pmuser_drv_config_validate(const struct pmuser_config *cfg)
 {
 	unsigned int i;
 
@@ -187,7 +187,7 @@ static int pmuser_config_validate(const struct pmuser_config *cfg)
 	if (!cfg->nr_events && !(cfg->flags & PMUSER_CONFIG_CYCLES))
 		return -EINVAL;
 	if (cfg->flags & PMUSER_CONFIG_CYCLES) {
-		if (!pmuser_count_flags_valid(cfg->cycle_flags))
+		if (!pmuser_drv_count_flags_valid(cfg->cycle_flags))
 			return -EINVAL;
 	} else if (cfg->cycle_flags) {
 		return -EINVAL;
@@ -202,13 +202,13 @@ static int pmuser_config_validate(const struct pmuser_config *cfg)
 				return -EINVAL;
 			continue;
 		}
-		if (ev->event > PMUSER_EVENT_MAX || !pmuser_count_flags_valid(ev->flags))
+		if (ev->event > PMUSER_DRV_EVENT_MAX || !pmuser_drv_count_flags_valid(ev->flags))
 			return -EINVAL;
 	}
 	return 0;
 }
 
-static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
+static int pmuser_drv_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmuser_config *cfg;
 	struct cpumask *cpus;
@@ -220,25 +220,25 @@ static int pmuser_ioctl_configure(struct file *file, void __user *uarg)
 		ret = -ENOMEM;
 		goto out;
 	}
-	usize = pmuser_copy_in(cfg, sizeof(*cfg), PMUSER_CONFIG_SIZE_VER0, uarg);
+	usize = pmuser_drv_copy_in(cfg, sizeof(*cfg), PMUSER_CONFIG_SIZE_VER0, uarg);
 	if (usize < 0) {
 		ret = usize;
 		goto out;
 	}
-	ret = pmuser_config_validate(cfg);
+	ret = pmuser_drv_config_validate(cfg);
 	if (ret)
 		goto out;
-	ret = pmuser_cpus_from_user(cfg->cpus, cpus);
+	ret = pmuser_drv_cpus_from_user(cfg->cpus, cpus);
 	if (ret)
 		goto out;
-	ret = pmuser_priv_configure(file, cfg, cpus);
+	ret = pmuser_drv_priv_configure(file, cfg, cpus);
 	if (ret)
 		goto out;
-	ret = pmuser_copy_out(uarg, cfg, sizeof(*cfg), usize);
+	ret = pmuser_drv_copy_out(uarg, cfg, sizeof(*cfg), usize);
 	if (ret) {
 		/* The caller learns where its counters are, or holds none: no half success. */
 		cpus_read_lock();
-		pmuser_counters_release(file);
+		pmuser_drv_counters_release(file);
 		cpus_read_unlock();
 	}
 out:
@@ -247,13 +247,13 @@ out:
 	return ret;
 }
 
-static int pmuser_ioctl_reset(struct file *file, void __user *uarg)
+static int pmuser_drv_ioctl_reset(struct file *file, void __user *uarg)
 {
 	struct pmuser_reset req;
 	struct cpumask *cpus;
 	int ret;
 
-	ret = pmuser_copy_in(&req, sizeof(req), PMUSER_RESET_SIZE_VER0, uarg);
+	ret = pmuser_drv_copy_in(&req, sizeof(req), PMUSER_RESET_SIZE_VER0, uarg);
 	if (ret < 0)
 		return ret;
 	if (req.flags)
@@ -261,77 +261,77 @@ static int pmuser_ioctl_reset(struct file *file, void __user *uarg)
 	/* No CPU named: every configured CPU, whichever those are. */
 	if (!memchr_inv(req.cpus, 0, sizeof(req.cpus))) {
 		cpus_read_lock();
-		ret = pmuser_counters_reset(file, NULL);
+		ret = pmuser_drv_counters_reset(file, NULL);
 		cpus_read_unlock();
 		return ret;
 	}
 	cpus = kzalloc(cpumask_size(), GFP_KERNEL);
 	if (!cpus)
 		return -ENOMEM;
-	ret = pmuser_cpus_from_user(req.cpus, cpus);
+	ret = pmuser_drv_cpus_from_user(req.cpus, cpus);
 	if (ret)
 		goto out;
 	cpus_read_lock();
-	ret = pmuser_counters_reset(file, cpus);
+	ret = pmuser_drv_counters_reset(file, cpus);
 	cpus_read_unlock();
 out:
 	kfree(cpus);
 	return ret;
 }
 
-static int pmuser_ioctl_release(struct file *file)
+static int pmuser_drv_ioctl_release(struct file *file)
 {
 	int ret;
 
 	cpus_read_lock();
-	ret = pmuser_counters_release(file);
+	ret = pmuser_drv_counters_release(file);
 	cpus_read_unlock();
 	return ret;
 }
 
-static int pmuser_ioctl_access(struct file *file, void __user *uarg, bool grant)
+static int pmuser_drv_ioctl_access(struct file *file, void __user *uarg, bool grant)
 {
 	struct pmuser_access req;
 	int ret, usize;
 
-	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_ACCESS_SIZE_VER0, uarg);
+	usize = pmuser_drv_copy_in(&req, sizeof(req), PMUSER_ACCESS_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
 	if (req.flags & ~(grant ? PMUSER_ACCESS_FLAGS : 0) || req.reserved)
 		return -EINVAL;
 	if (grant) {
-		ret = pmuser_priv_read_begin(file, true);
+		ret = pmuser_drv_priv_read_begin(file, true);
 		if (ret)
 			return ret;
-		ret = pmuser_access_grant(file, req.flags);
-		pmuser_priv_read_end();
+		ret = pmuser_drv_access_grant(file, req.flags);
+		pmuser_drv_priv_read_end();
 	} else {
-		ret = pmuser_access_revoke(file);
+		ret = pmuser_drv_access_revoke(file);
 	}
 	if (ret)
 		return ret;
-	req.access_mode = pmuser_access_mode();
-	return pmuser_copy_out(uarg, &req, sizeof(req), usize);
+	req.access_mode = pmuser_drv_access_mode();
+	return pmuser_drv_copy_out(uarg, &req, sizeof(req), usize);
 }
 
-static int pmuser_ioctl_swinc(struct file *file, void __user *uarg)
+static int pmuser_drv_ioctl_swinc(struct file *file, void __user *uarg)
 {
 	struct pmuser_swinc req;
 	u32 done, i, n;
 	int usize, ret = 0;
 
-	usize = pmuser_copy_in(&req, sizeof(req), PMUSER_SWINC_SIZE_VER0, uarg);
+	usize = pmuser_drv_copy_in(&req, sizeof(req), PMUSER_SWINC_SIZE_VER0, uarg);
 	if (usize < 0)
 		return usize;
 	if (req.flags || req.reserved)
 		return -EINVAL;
 	if (!req.mask || req.mask & BIT(PMUSER_HW_CYCLE) || !req.count ||
-	    req.count > PMUSER_SWINC_MAX)
+	    req.count > PMUSER_DRV_SWINC_MAX)
 		return -EINVAL;
-	if (!PMUSER_HAS_SWINC)
+	if (!PMUSER_DRV_HAS_SWINC)
 		return -EOPNOTSUPP;
 	/* Another file's counts are not this file's to change. */
-	if (!pmuser_counters_owned_by(file))
+	if (!pmuser_drv_counters_owned_by(file))
 		return -ENOENT;
 	/*
 	 * Every write on one CPU, interrupts off for each chunk (bounded latency, RT too): the
@@ -340,22 +340,22 @@ static int pmuser_ioctl_swinc(struct file *file, void __user *uarg)
 	 */
 	migrate_disable();
 	req.cpu = raw_smp_processor_id();
-	if (req.mask >= BIT(pmuser_hw_nr_counters())) {
+	if (req.mask >= BIT(pmuser_drv_hw_nr_counters())) {
 		ret = -EINVAL;
 		goto out;
 	}
 	for (done = 0; done < req.count; done += n) {
 		unsigned long flags;
 
-		n = min_t(u32, req.count - done, PMUSER_SWINC_CHUNK);
+		n = min_t(u32, req.count - done, PMUSER_DRV_SWINC_CHUNK);
 		local_irq_save(flags);
-		if (req.mask & ~pmuser_counters_swinc_mask(file)) {
+		if (req.mask & ~pmuser_drv_counters_swinc_mask(file)) {
 			local_irq_restore(flags);
 			ret = done ? -EAGAIN : -EBUSY;
 			goto out;
 		}
 		for (i = 0; i < n; i++)
-			pmuser_hw_swinc(req.mask);
+			pmuser_drv_hw_swinc(req.mask);
 		local_irq_restore(flags);
 		cond_resched();
 	}
@@ -363,72 +363,72 @@ out:
 	migrate_enable();
 	if (ret)
 		return ret;
-	return pmuser_copy_out(uarg, &req, sizeof(req), usize);
+	return pmuser_drv_copy_out(uarg, &req, sizeof(req), usize);
 }
 
-static long pmuser_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long pmuser_drv_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
 	case PMUSER_IOC_INFO:
-		return pmuser_ioctl_info(file, uarg);
+		return pmuser_drv_ioctl_info(file, uarg);
 	case PMUSER_IOC_CPU_INFO:
-		return pmuser_ioctl_cpu_info(uarg);
+		return pmuser_drv_ioctl_cpu_info(uarg);
 	case PMUSER_IOC_CONFIGURE:
-		return pmuser_ioctl_configure(file, uarg);
+		return pmuser_drv_ioctl_configure(file, uarg);
 	case PMUSER_IOC_RESET:
-		return pmuser_ioctl_reset(file, uarg);
+		return pmuser_drv_ioctl_reset(file, uarg);
 	case PMUSER_IOC_RELEASE:
-		return pmuser_ioctl_release(file);
+		return pmuser_drv_ioctl_release(file);
 	case PMUSER_IOC_GRANT:
-		return pmuser_ioctl_access(file, uarg, true);
+		return pmuser_drv_ioctl_access(file, uarg, true);
 	case PMUSER_IOC_REVOKE:
-		return pmuser_ioctl_access(file, uarg, false);
+		return pmuser_drv_ioctl_access(file, uarg, false);
 	case PMUSER_IOC_SWINC:
-		return pmuser_ioctl_swinc(file, uarg);
+		return pmuser_drv_ioctl_swinc(file, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static int pmuser_open(struct inode *inode, struct file *file)
+static int pmuser_drv_open(struct inode *inode, struct file *file)
 {
-	int ret = pmuser_priv_open(file);
+	int ret = pmuser_drv_priv_open(file);
 
 	return ret ? ret : nonseekable_open(inode, file);
 }
 
-static int pmuser_release(struct inode *inode, struct file *file)
+static int pmuser_drv_release(struct inode *inode, struct file *file)
 {
-	pmuser_access_release(file);
-	pmuser_ioctl_release(file);
-	pmuser_priv_release(file);
+	pmuser_drv_access_release(file);
+	pmuser_drv_ioctl_release(file);
+	pmuser_drv_priv_release(file);
 	return 0;
 }
 
-static int pmuser_mmap(struct file *file, struct vm_area_struct *vma)
+static int pmuser_drv_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	int ret = pmuser_priv_read_begin(file, false);
+	int ret = pmuser_drv_priv_read_begin(file, false);
 
 	if (ret)
 		return ret;
-	ret = pmuser_counters_mmap(vma);
-	pmuser_priv_read_end();
+	ret = pmuser_drv_counters_mmap(vma);
+	pmuser_drv_priv_read_end();
 	return ret;
 }
 
-static const struct file_operations pmuser_fops = {
+static const struct file_operations pmuser_drv_fops = {
 	.owner = THIS_MODULE,
-	.open = pmuser_open,
-	.release = pmuser_release,
-	.mmap = pmuser_mmap,
-	.unlocked_ioctl = pmuser_ioctl,
+	.open = pmuser_drv_open,
+	.release = pmuser_drv_release,
+	.mmap = pmuser_drv_mmap,
+	.unlocked_ioctl = pmuser_drv_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-static char *pmuser_devnode(PMUSER_COMPAT_DEVNODE_CONST struct device *dev, umode_t *mode,
-			    kuid_t *uid, kgid_t *gid)
+static char *pmuser_drv_devnode(PMUSER_DRV_COMPAT_DEVNODE_CONST struct device *dev, umode_t *mode,
+				kuid_t *uid, kgid_t *gid)
 {
 	if (mode)
 		*mode = group >= 0 ? 0660 : 0600;
@@ -437,63 +437,63 @@ static char *pmuser_devnode(PMUSER_COMPAT_DEVNODE_CONST struct device *dev, umod
 	return NULL;
 }
 
-static const struct device_type pmuser_device_type = {
+static const struct device_type pmuser_drv_device_type = {
 	.name = "pmuser",
-	.devnode = pmuser_devnode,
+	.devnode = pmuser_drv_devnode,
 };
 
-static void pmuser_device_free(struct device *dev)
+static void pmuser_drv_device_free(struct device *dev)
 {
 }
 
-static int pmuser_chrdev_create(void)
+static int pmuser_drv_chrdev_create(void)
 {
 	int ret;
 
-	ret = alloc_chrdev_region(&pmuser_devt, 0, 1, "pmuser");
+	ret = alloc_chrdev_region(&pmuser_drv_devt, 0, 1, "pmuser");
 	if (ret)
 		return ret;
-	cdev_init(&pmuser_cdev, &pmuser_fops);
-	ret = cdev_add(&pmuser_cdev, pmuser_devt, 1);
+	cdev_init(&pmuser_drv_cdev, &pmuser_drv_fops);
+	ret = cdev_add(&pmuser_drv_cdev, pmuser_drv_devt, 1);
 	if (ret)
 		goto err_region;
-	pmuser_class = pmuser_compat_class_create("pmuser");
-	if (IS_ERR(pmuser_class)) {
-		ret = PTR_ERR(pmuser_class);
+	pmuser_drv_class = pmuser_drv_compat_class_create("pmuser");
+	if (IS_ERR(pmuser_drv_class)) {
+		ret = PTR_ERR(pmuser_drv_class);
 		goto err_cdev;
 	}
-	device_initialize(&pmuser_device);
-	pmuser_device.devt = pmuser_devt;
-	pmuser_device.class = pmuser_class;
-	pmuser_device.type = &pmuser_device_type;
-	pmuser_device.release = pmuser_device_free;
-	ret = dev_set_name(&pmuser_device, "pmuser");
+	device_initialize(&pmuser_drv_device);
+	pmuser_drv_device.devt = pmuser_drv_devt;
+	pmuser_drv_device.class = pmuser_drv_class;
+	pmuser_drv_device.type = &pmuser_drv_device_type;
+	pmuser_drv_device.release = pmuser_drv_device_free;
+	ret = dev_set_name(&pmuser_drv_device, "pmuser");
 	if (!ret)
-		ret = device_add(&pmuser_device);
+		ret = device_add(&pmuser_drv_device);
 	if (ret)
 		goto err_device;
 	return 0;
 
 err_device:
-	put_device(&pmuser_device);
-	class_destroy(pmuser_class);
+	put_device(&pmuser_drv_device);
+	class_destroy(pmuser_drv_class);
 err_cdev:
-	cdev_del(&pmuser_cdev);
+	cdev_del(&pmuser_drv_cdev);
 err_region:
-	unregister_chrdev_region(pmuser_devt, 1);
+	unregister_chrdev_region(pmuser_drv_devt, 1);
 	return ret;
 }
 
-static void pmuser_chrdev_destroy(void)
+static void pmuser_drv_chrdev_destroy(void)
 {
-	device_del(&pmuser_device);
-	put_device(&pmuser_device);
-	class_destroy(pmuser_class);
-	cdev_del(&pmuser_cdev);
-	unregister_chrdev_region(pmuser_devt, 1);
+	device_del(&pmuser_drv_device);
+	put_device(&pmuser_drv_device);
+	class_destroy(pmuser_drv_class);
+	cdev_del(&pmuser_drv_cdev);
+	unregister_chrdev_region(pmuser_drv_devt, 1);
 }
 
-static int __init pmuser_init(void)
+static int __init pmuser_drv_init(void)
 {
 	int ret;
 
@@ -508,34 +508,34 @@ static int __init pmuser_init(void)
 		pr_err("pmuser: group=%d is not a valid group id\n", group);
 		return -EINVAL;
 	}
-	pmuser_priv_init();
-	ret = pmuser_access_init(global_access);
+	pmuser_drv_priv_init();
+	ret = pmuser_drv_access_init(global_access);
 	if (ret)
 		return ret;
-	ret = pmuser_counters_init();
+	ret = pmuser_drv_counters_init();
 	if (ret)
 		goto err_access;
-	ret = pmuser_chrdev_create();
+	ret = pmuser_drv_chrdev_create();
 	if (ret)
 		goto err_counters;
 	return 0;
 
 err_counters:
-	pmuser_counters_exit();
+	pmuser_drv_counters_exit();
 err_access:
-	pmuser_access_exit();
+	pmuser_drv_access_exit();
 	return ret;
 }
 
-static void __exit pmuser_exit(void)
+static void __exit pmuser_drv_exit(void)
 {
-	pmuser_chrdev_destroy();
-	pmuser_counters_exit();
-	pmuser_access_exit();
+	pmuser_drv_chrdev_destroy();
+	pmuser_drv_counters_exit();
+	pmuser_drv_access_exit();
 }
 
-module_init(pmuser_init);
-module_exit(pmuser_exit);
+module_init(pmuser_drv_init);
+module_exit(pmuser_drv_exit);
 
 MODULE_DESCRIPTION("User-space access to ARM PMU counters, held through perf");
 MODULE_LICENSE("GPL");

@@ -14,7 +14,7 @@
  *   that owns the device node (never the root group).
  * - KERNEL, counts that include kernel mode, wherever the configuration has them (always on
  *   the ARM1176, which cannot filter by mode): perf's kernel-mode rule
- *   (pmuser_compat_allow_kernel()). The group never gives it.
+ *   (pmuser_drv_compat_allow_kernel()). The group never gives it.
  * - PROGRAM: on a PMU whose user-enable bit also lets user space write every PMU register
  *   (ARMv7 PMUv2, ARM1176) a grant is the right to reprogram any counter of the CPU, other
  *   perf users' included: it needs CAP_PERFMON (or CAP_SYS_ADMIN).
@@ -23,7 +23,7 @@
  * A file through which a caller without KERNEL mapped the page or was granted is a user-mode
  * reader until it is closed: a configuration that counts kernel mode is refused (EBUSY) while
  * one exists, and such a caller may neither map nor be granted while one is in force. The
- * checks and the state they rest on change only under pmuser_priv_lock, which CONFIGURE,
+ * checks and the state they rest on change only under pmuser_drv_priv_lock, which CONFIGURE,
  * GRANT and mmap hold across their check and their effect.
  */
 #include <linux/capability.h>
@@ -39,7 +39,7 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
-#include "pmuser.h"
+#include "pmuser_drv.h"
 #include "pmuser_compat.h"
 #include "pmuser_hw.h"
 
@@ -48,35 +48,35 @@ module_param(group_user_counting, bool, 0444);
 MODULE_PARM_DESC(group_user_counting,
 		 "Members of the group that owns /dev/pmuser may count and read user-mode events CPU-wide, whatever perf_event_paranoid says (kernel mode still needs what perf needs)");
 
-static DEFINE_MUTEX(pmuser_priv_lock);
+static DEFINE_MUTEX(pmuser_drv_priv_lock);
 /* Open files through which a caller without KERNEL mapped the page or was granted. */
-static unsigned int pmuser_user_readers;
+static unsigned int pmuser_drv_user_readers;
 
-struct pmuser_file {
+struct pmuser_drv_file {
 	bool user_reader;
 };
 
-int pmuser_priv_open(struct file *file)
+int pmuser_drv_priv_open(struct file *file)
 {
-	struct pmuser_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
+	struct pmuser_drv_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 
 	file->private_data = pf;
 	return pf ? 0 : -ENOMEM;
 }
 
-void pmuser_priv_release(struct file *file)
+void pmuser_drv_priv_release(struct file *file)
 {
-	struct pmuser_file *pf = file->private_data;
+	struct pmuser_drv_file *pf = file->private_data;
 
-	mutex_lock(&pmuser_priv_lock);
+	mutex_lock(&pmuser_drv_priv_lock);
 	if (pf->user_reader)
-		pmuser_user_readers--;
-	mutex_unlock(&pmuser_priv_lock);
+		pmuser_drv_user_readers--;
+	mutex_unlock(&pmuser_drv_priv_lock);
 	kfree(pf);
 }
 
 /* perf's own answer for CPU-wide counting by the caller: a disabled dummy event it creates. */
-static bool pmuser_perf_allows_cpu(void)
+static bool pmuser_drv_perf_allows_cpu(void)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -102,7 +102,7 @@ static bool pmuser_perf_allows_cpu(void)
 }
 
 /* The group that owns the node the file was opened through, when that is not root's. */
-static bool pmuser_in_device_group(const struct file *file)
+static bool pmuser_drv_in_device_group(const struct file *file)
 {
 	kgid_t gid = file_inode(file)->i_gid;
 
@@ -115,30 +115,30 @@ static bool pmuser_in_device_group(const struct file *file)
  * the group, so no probe of pmuser's is needed first: CONFIGURE, which a rotation of sets
  * calls every few milliseconds, stays as quick as perf's own check.
  */
-static u32 pmuser_rights(const struct file *file, bool creating)
+static u32 pmuser_drv_rights(const struct file *file, bool creating)
 {
 	u32 rights = 0;
 
 	if (creating && perfmon_capable())
 		rights |= PMUSER_RIGHT_COUNT;
-	else if (group_user_counting && pmuser_in_device_group(file))
+	else if (group_user_counting && pmuser_drv_in_device_group(file))
 		rights |= PMUSER_RIGHT_COUNT | PMUSER_RIGHT_BY_GROUP;
-	else if (creating || pmuser_perf_allows_cpu())
+	else if (creating || pmuser_drv_perf_allows_cpu())
 		rights |= PMUSER_RIGHT_COUNT;
-	if (!pmuser_compat_allow_kernel())
+	if (!pmuser_drv_compat_allow_kernel())
 		rights |= PMUSER_RIGHT_KERNEL;
 	if (perfmon_capable())
 		rights |= PMUSER_RIGHT_PROGRAM;
 	return rights;
 }
 
-u32 pmuser_priv_rights(const struct file *file)
+u32 pmuser_drv_priv_rights(const struct file *file)
 {
-	return pmuser_rights(file, false);
+	return pmuser_drv_rights(file, false);
 }
 
 /* Refuses what rights lack of need, naming the rule in the kernel log. */
-static int pmuser_priv_need(u32 rights, u32 need, const char *what)
+static int pmuser_drv_priv_need(u32 rights, u32 need, const char *what)
 {
 	u32 missing = need & ~rights;
 
@@ -156,7 +156,7 @@ static int pmuser_priv_need(u32 rights, u32 need, const char *what)
 	return -EACCES;
 }
 
-struct pmuser_configure_work {
+struct pmuser_drv_configure_work {
 	struct work_struct work;
 	struct file *file;
 	struct pmuser_config *cfg;
@@ -164,22 +164,23 @@ struct pmuser_configure_work {
 	int ret;
 };
 
-static int pmuser_configure_now(struct file *file, struct pmuser_config *cfg,
-				const struct cpumask *cpus)
+static int pmuser_drv_configure_now(struct file *file, struct pmuser_config *cfg,
+				    const struct cpumask *cpus)
 {
 	int ret;
 
 	cpus_read_lock();
-	ret = pmuser_counters_configure(file, cfg, cpus);
+	ret = pmuser_drv_counters_configure(file, cfg, cpus);
 	cpus_read_unlock();
 	return ret;
 }
 
-static void pmuser_configure_fn(struct work_struct *work)
+static void pmuser_drv_configure_fn(struct work_struct *work)
 {
-	struct pmuser_configure_work *w = container_of(work, struct pmuser_configure_work, work);
+	struct pmuser_drv_configure_work *w =
+		container_of(work, struct pmuser_drv_configure_work, work);
 
-	w->ret = pmuser_configure_now(w->file, w->cfg, w->cpus);
+	w->ret = pmuser_drv_configure_now(w->file, w->cfg, w->cpus);
 }
 
 /*
@@ -187,20 +188,20 @@ static void pmuser_configure_fn(struct work_struct *work)
  * the creating task's credentials for CPU-bound events, and the check that counts for pmuser
  * is the one above.
  */
-int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
-			  const struct cpumask *cpus)
+int pmuser_drv_priv_configure(struct file *file, struct pmuser_config *cfg,
+			      const struct cpumask *cpus)
 {
-	bool kernel = pmuser_counters_config_kernel(cfg);
-	u32 rights = pmuser_rights(file, true);
-	struct pmuser_configure_work w;
+	bool kernel = pmuser_drv_counters_config_kernel(cfg);
+	u32 rights = pmuser_drv_rights(file, true);
+	struct pmuser_drv_configure_work w;
 	int ret;
 
-	ret = pmuser_priv_need(rights, PMUSER_RIGHT_COUNT | (kernel ? PMUSER_RIGHT_KERNEL : 0),
-			       kernel ? "count kernel mode" : "count CPU-wide");
+	ret = pmuser_drv_priv_need(rights, PMUSER_RIGHT_COUNT | (kernel ? PMUSER_RIGHT_KERNEL : 0),
+				   kernel ? "count kernel mode" : "count CPU-wide");
 	if (ret)
 		return ret;
-	mutex_lock(&pmuser_priv_lock);
-	if (kernel && pmuser_user_readers) {
+	mutex_lock(&pmuser_drv_priv_lock);
+	if (kernel && pmuser_drv_user_readers) {
 		pr_info_ratelimited("pmuser: %s[%d]: a configuration counting kernel mode waits until no reader without kernel-mode rights has the device open\n",
 				    current->comm, task_pid_nr(current));
 		ret = -EBUSY;
@@ -208,12 +209,12 @@ int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
 	}
 	if (!(rights & PMUSER_RIGHT_BY_GROUP)) {
 		/* perf's own check of the caller decides CPU-wide counting here. */
-		ret = pmuser_configure_now(file, cfg, cpus);
+		ret = pmuser_drv_configure_now(file, cfg, cpus);
 		if (ret == -EACCES)
-			pmuser_priv_need(0, PMUSER_RIGHT_COUNT, "count CPU-wide");
+			pmuser_drv_priv_need(0, PMUSER_RIGHT_COUNT, "count CPU-wide");
 		goto unlock;
 	}
-	INIT_WORK_ONSTACK(&w.work, pmuser_configure_fn);
+	INIT_WORK_ONSTACK(&w.work, pmuser_drv_configure_fn);
 	w.file = file;
 	w.cfg = cfg;
 	w.cpus = cpus;
@@ -222,43 +223,43 @@ int pmuser_priv_configure(struct file *file, struct pmuser_config *cfg,
 	destroy_work_on_stack(&w.work);
 	ret = w.ret;
 unlock:
-	mutex_unlock(&pmuser_priv_lock);
+	mutex_unlock(&pmuser_drv_priv_lock);
 	return ret;
 }
 
-int pmuser_priv_read_begin(struct file *file, bool grant)
+int pmuser_drv_priv_read_begin(struct file *file, bool grant)
 {
-	u32 rights = pmuser_priv_rights(file), need = PMUSER_RIGHT_COUNT;
+	u32 rights = pmuser_drv_priv_rights(file), need = PMUSER_RIGHT_COUNT;
 	int ret;
 
-	if (grant && (pmuser_access_info_flags() & PMUSER_INFO_USER_WRITES))
+	if (grant && (pmuser_drv_access_info_flags() & PMUSER_INFO_USER_WRITES))
 		need |= PMUSER_RIGHT_PROGRAM;
-	mutex_lock(&pmuser_priv_lock);
-	if (pmuser_counters_count_kernel())
+	mutex_lock(&pmuser_drv_priv_lock);
+	if (pmuser_drv_counters_count_kernel())
 		need |= PMUSER_RIGHT_KERNEL;
-	ret = pmuser_priv_need(rights, need, grant ? "be granted inline reads" :
+	ret = pmuser_drv_priv_need(rights, need, grant ? "be granted inline reads" :
 				"map the counter page");
 	if (ret) {
-		mutex_unlock(&pmuser_priv_lock);
+		mutex_unlock(&pmuser_drv_priv_lock);
 		return ret;
 	}
-	/* Held until pmuser_priv_read_end(): a caller without KERNEL is a reader from now. */
+	/* Held until pmuser_drv_priv_read_end(): a caller without KERNEL is a reader from now. */
 	if (!(rights & PMUSER_RIGHT_KERNEL)) {
-		struct pmuser_file *pf = file->private_data;
+		struct pmuser_drv_file *pf = file->private_data;
 
 		if (!pf->user_reader)
-			pmuser_user_readers++;
+			pmuser_drv_user_readers++;
 		pf->user_reader = true;
 	}
 	return 0;
 }
 
-void pmuser_priv_read_end(void)
+void pmuser_drv_priv_read_end(void)
 {
-	mutex_unlock(&pmuser_priv_lock);
+	mutex_unlock(&pmuser_drv_priv_lock);
 }
 
-void pmuser_priv_init(void)
+void pmuser_drv_priv_init(void)
 {
 	if (group_user_counting)
 		pr_info("pmuser: group_user_counting=1: members of the device's group may count user mode CPU-wide\n");

@@ -3,7 +3,7 @@
 # for every target, the DKMS and Debian package builds, the inline-read instruction tables
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
 # the shared library's exports checked against the header, a man page for every function of
-# it, the layout rules and the fuzzers.
+# it, the module's names apart from the library's, the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -261,7 +261,7 @@ else
 	result FAIL "aarch64: readers.c, pmuser_module_read.c and pmuser_perf.c compile" "$tmp/cc"
 fi
 
-# The version is written once, in module/pmuser.h; every other place that names it agrees.
+# The version is written once, in module/pmuser_drv.h; every other place that names it agrees.
 ver=$(make -s -C "$PMUSER_TOP" print-version)
 {
 	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || echo "make print-version: '$ver'"
@@ -278,6 +278,67 @@ if [ -n "$ver" ] && [ ! -s "$tmp/ver" ]; then
 	result OK "the version $ver is the same wherever it is written"
 else
 	result FAIL "the version $ver is the same wherever it is written" "$tmp/ver"
+fi
+
+# Namesakes. What module/ defines is named pmuser_drv_ (PMUSER_DRV_ for macros), so none of its
+# names is one of the library's; the names both sides use are the uapi header's. A name is a
+# pmuser_ or PMUSER_ word outside comments and strings: a tag after struct, enum or union, an
+# ordinary name otherwise (the uapi's struct pmuser_page_cpu frees neither side's function of
+# that name).
+pmuser_names() { # FILE...: "NAME tag|name FILE" for each name and file it is in
+	perl -0777 -ne 's{/\*.*?\*/}{ }gs; s{//[^\n]*}{}g; s{"(?:\\.|[^"\\\n])*"}{""}g;
+		my %seen;
+		while (/(\b(?:struct|enum|union)\s+)?\b((?:pmuser|PMUSER)_\w*)/g) {
+			my $k = "$2 " . (defined $1 ? "tag" : "name");
+			print "$k $ARGV\n" unless $seen{$k}++;
+		}' "$@" | sed "s| $PMUSER_TOP/| |"
+}
+pmuser_names "$PMUSER_TOP"/uapi/linux/*.h >"$tmp/names-uapi"
+for part in module userlib; do
+	mapfile -d '' srcs < <(find "$PMUSER_TOP/$part" -name '*.[ch]' -print0 | sort -z)
+	pmuser_names "${srcs[@]}" |
+		awk 'NR == FNR { uapi[$1 " " $2] = 1; next } !uapi[$1 " " $2]' "$tmp/names-uapi" - |
+		sort >"$tmp/names-$part"
+done
+# NAME: module/'s files and userlib/'s, each "FILE (tag)" where NAME is a tag there.
+join "$tmp/names-module" "$tmp/names-userlib" | awk '{
+	m = $3 ($2 == "tag" ? " (tag)" : ""); u = $5 ($4 == "tag" ? " (tag)" : "")
+	if (!seen[$1, m]++) mod[$1] = mod[$1] (mod[$1] == "" ? "" : ", ") m
+	if (!seen[$1, u]++) lib[$1] = lib[$1] (lib[$1] == "" ? "" : ", ") u
+} END { for (k in mod) print k ": " mod[k] "; " lib[k] }' | sort >"$tmp/names"
+if [ -s "$tmp/names-module" ] && [ -s "$tmp/names-userlib" ] && [ ! -s "$tmp/names" ]; then
+	result OK "names: module/ and userlib/ share no name but the uapi header's"
+else
+	result FAIL "names: module/ and userlib/ share no name but the uapi header's" "$tmp/names"
+fi
+awk '$1 !~ /^(pmuser_drv_|PMUSER_DRV_|PMUSER_VERSION_(MAJOR|MINOR|PATCH)$)/ {
+	files[$1] = files[$1] " " $3 } END { for (k in files) print k ":" files[k] }' \
+	"$tmp/names-module" | sort >"$tmp/names"
+if [ -s "$tmp/names-module" ] && [ ! -s "$tmp/names" ]; then
+	result OK "names: module/'s own names start pmuser_drv_ or PMUSER_DRV_"
+else
+	result FAIL "names: module/'s own names start pmuser_drv_ or PMUSER_DRV_" "$tmp/names"
+fi
+# <linux/pmuser.h> and <pmuser.h> are the only headers of that name (the module's is
+# pmuser_drv.h), among the files git has or would add.
+git -C "$PMUSER_TOP" ls-files --cached --others --exclude-standard |
+	grep -E '(^|/)pmuser\.h$' | grep -vxE 'uapi/linux/pmuser\.h|userlib/pmuser\.h' >"$tmp/names"
+if [ "${PIPESTATUS[0]}" = 0 ] && [ ! -s "$tmp/names" ]; then
+	result OK "names: only uapi/linux/pmuser.h and userlib/pmuser.h are called pmuser.h"
+else
+	result FAIL "names: only uapi/linux/pmuser.h and userlib/pmuser.h are called pmuser.h" \
+		"$tmp/names"
+fi
+
+# The emulated targets are listed once, as PMUSER_TARGETS in emu/targets.sh: the Makefile's
+# check-TARGET and build-TARGET are those, in that order.
+mk=$(make -s -C "$PMUSER_TOP" --no-print-directory \
+	--eval 'pmuser-targets: ; @echo $(TARGETS)' pmuser-targets 2>&1)
+if [ -n "$PMUSER_TARGETS" ] && [ "$mk" = "$PMUSER_TARGETS" ]; then
+	result OK "the Makefile's targets are emu/targets.sh's PMUSER_TARGETS"
+else
+	printf 'Makefile:        %s\nemu/targets.sh:  %s\n' "$mk" "$PMUSER_TARGETS" >"$tmp/tg"
+	result FAIL "the Makefile's targets are emu/targets.sh's PMUSER_TARGETS" "$tmp/tg"
 fi
 
 # ARMv7 (armhf): pmuser_module_read.c as the armhf targets build it (Thumb-2, the compiler's
