@@ -56,12 +56,14 @@ extern "C" {
 #define PMUSER_CYCLE_BITS 32
 #endif
 
+/*
+ * pmuser__isb(): the barrier of the serialised reads. pmuser__mrs(v, reg): one MRS of the
+ * AArch64 system register reg into v; the register is part of the instruction, so each
+ * register has its own.
+ */
 #if defined(PMUSER_FAST_A64)
 #define pmuser__isb() __asm__ __volatile__("isb" ::: "memory")
-#define pmuser__mrs(reg) ({						\
-	uint64_t pmuser__v;						\
-	__asm__ __volatile__("mrs %0, " #reg : "=r"(pmuser__v));	\
-	pmuser__v; })
+#define pmuser__mrs(v, reg) __asm__ __volatile__("mrs %0, " #reg : "=r"(v))
 #elif defined(PMUSER_FAST_V7)
 #define pmuser__isb() __asm__ __volatile__("isb" ::: "memory")
 #elif defined(PMUSER_FAST_V6)
@@ -71,11 +73,24 @@ extern "C" {
 #define pmuser__isb() __asm__ __volatile__("" ::: "memory")
 #endif
 
+/*
+ * Unrolls the loop that follows, so that a constant count of reads comes out as straight-line
+ * code. Only when optimising: GCC warns that it ignores the request at -O0.
+ */
+#if defined(__OPTIMIZE__)
+#define PMUSER__UNROLL _Pragma("GCC unroll 32")
+#else
+#define PMUSER__UNROLL
+#endif
+
 /* Raw cycle counter read: one instruction, may be reordered with surrounding work. */
 static inline uint64_t pmuser_cycles_read(void)
 {
 #if defined(PMUSER_FAST_A64)
-	return pmuser__mrs(pmccntr_el0);
+	uint64_t v;
+
+	pmuser__mrs(v, pmccntr_el0);
+	return v;
 #elif defined(PMUSER_FAST_V7)
 	uint32_t v;
 
@@ -102,9 +117,11 @@ static inline uint64_t pmuser_cycles_read_serial(void)
 /* Event counter n is system register PMEVCNTR<n>_EL0 (op0 3, op1 3, CRn 14, CRm 8 + n / 8,
  * op2 n % 8); each needs its own instruction, so a constant n folds to one MRS.
  */
-#define PMUSER__EVCNTR_CASE(n) case n: return pmuser__mrs(pmevcntr##n##_el0)
+#define PMUSER__EVCNTR_CASE(n) case n: pmuser__mrs(v, pmevcntr##n##_el0); return v
 static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsigned int n)
 {
+	uint64_t v;
+
 	switch (n) {
 	PMUSER__EVCNTR_CASE(0); PMUSER__EVCNTR_CASE(1); PMUSER__EVCNTR_CASE(2);
 	PMUSER__EVCNTR_CASE(3); PMUSER__EVCNTR_CASE(4); PMUSER__EVCNTR_CASE(5);
@@ -117,7 +134,7 @@ static inline __attribute__((always_inline)) uint64_t pmuser__evcntr_read(unsign
 	PMUSER__EVCNTR_CASE(24); PMUSER__EVCNTR_CASE(25); PMUSER__EVCNTR_CASE(26);
 	PMUSER__EVCNTR_CASE(27); PMUSER__EVCNTR_CASE(28); PMUSER__EVCNTR_CASE(29);
 	PMUSER__EVCNTR_CASE(30);
-	case PMUSER_HW_CYCLE: return pmuser__mrs(pmccntr_el0);
+	case PMUSER_HW_CYCLE: pmuser__mrs(v, pmccntr_el0); return v;
 	default: return 0;
 	}
 }
@@ -241,7 +258,7 @@ pmuser__evcntr_once(unsigned int n, const unsigned int hw[], uint64_t raw[], boo
 	unsigned int i, k;
 	uint32_t bad = 0;
 
-	_Pragma("GCC unroll 32")
+	PMUSER__UNROLL
 	for (k = 0; k < n && k < 32; k++) {
 		uint32_t v, sel;
 
@@ -279,13 +296,13 @@ pmuser__evcntr_batch(unsigned int n, const unsigned int hw[], uint64_t raw[], bo
 		bad = pmuser__evcntr_once(n, hw, raw, reverse);
 	while (bad && ++tries < 8);
 	if (bad) {
-		_Pragma("GCC unroll 32")
+		PMUSER__UNROLL
 		for (k = 0; k < n && k < 32; k++)
 			if (hw[k] != PMUSER_HW_CYCLE)
 				raw[k] = UINT32_MAX;
 	}
 #else
-	_Pragma("GCC unroll 32")
+	PMUSER__UNROLL
 	for (k = 0; k < n && k < 32; k++) {
 		unsigned int i = reverse ? n - 1 - k : k;
 
@@ -314,7 +331,7 @@ pmuser_counter_read_n(unsigned int n, const unsigned int hw[], uint64_t values[]
 	pmuser__isb();
 	pmuser__evcntr_batch(n, hw, raw, false);
 	pmuser__isb();
-	_Pragma("GCC unroll 32")
+	PMUSER__UNROLL
 	for (i = 0; i < n && i < 32; i++)
 		values[i] = raw[i];
 }

@@ -2,8 +2,9 @@
 # Static checks, as TAP: checkpatch --strict on the kernel code, a warning-free W=1 module build
 # for every target, the DKMS and Debian package builds, the inline-read instruction tables
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
-# the shared library's exports checked against the header, a man page for every function of
-# it, the layout rules and the fuzzers.
+# the public header built as pedantic C11 for every instruction set, the shared library's
+# exports checked against it, a man page for every function of it, the layout rules and the
+# fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -352,6 +353,40 @@ PASSES
 	done
 else
 	result FAIL "armhf: pmuser_module_read.c builds in Thumb-2 and in ARM state" "$tmp/cc"
+fi
+
+# <pmuser.h> is ISO C11 for every instruction set of its fast path: pedantic.c, the header
+# alone with each inline function called once (-O0 compiles only those called), builds
+# without a warning under -std=c11 -pedantic -Wall -Wextra, at -O0 and -O2, for AArch64,
+# ARMv7 in ARM and in Thumb-2 state, ARMv6 with the armel target's flags, and the host (no
+# fast path). The compiler's -aux-info names the header's inline functions: pedantic.c calls
+# every one this instruction set has.
+pmuser_target armel-6.1
+: >"$tmp/ped"
+for cc in aarch64-linux-gnu-gcc "arm-linux-gnueabihf-gcc -marm" "arm-linux-gnueabihf-gcc -mthumb" \
+	"arm-linux-gnueabi-gcc $T_CFLAGS" gcc; do
+	for opt in -O0 -O2; do
+		if ! $cc $opt -std=c11 -pedantic -Wall -Wextra -Werror -I"$PMUSER_TOP/uapi" \
+			-I"$PMUSER_TOP/userlib" -aux-info "$tmp/ped-aux" -c "$here/pedantic.c" \
+			-o "$tmp/ped.o" >"$tmp/ped1" 2>&1; then
+			echo "$cc $opt:" >>"$tmp/ped"
+			grep -E 'error|warning' "$tmp/ped1" | sort | uniq -c | sort -rn >>"$tmp/ped"
+			continue
+		fi
+		awk 'index($2, "userlib/pmuser.h:") && $2 ~ /F$/ && $4 == "static" {
+			print substr($0, 1, index($0, " (") - 1) }' "$tmp/ped-aux" |
+			awk '{ sub(/.*[ *]/, ""); if ($0 !~ /^pmuser__/) print }' |
+			while read -r f; do
+				grep -q "\<$f(" "$here/pedantic.c" ||
+					echo "$cc $opt: pedantic.c does not call $f()" >>"$tmp/ped"
+			done
+	done
+done
+what="<pmuser.h> builds under -std=c11 -pedantic -Wall -Wextra -Werror at -O0 and -O2"
+if [ ! -s "$tmp/ped" ]; then
+	result OK "$what: aarch64, armhf in ARM and Thumb-2 state, armel, the host"
+else
+	result FAIL "$what" "$tmp/ped"
 fi
 
 # The shared library's exports are <pmuser.h>'s API, both ways, on a 64-bit and a 32-bit build:
