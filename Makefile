@@ -29,6 +29,9 @@ LDLIBS ?= -lm
 TEST_CFLAGS := -Wno-clobbered -Wno-sign-compare -Wno-unused-parameter -Wno-missing-prototypes
 
 LIB_SRCS := $(wildcard $(TOP)/userlib/*.c)
+# The library's headers: pmuser.h, the one programs include, its inline fast path in pmuser/,
+# the internal ones, and the ABI.
+LIB_HDRS := $(wildcard $(TOP)/userlib/*.h $(TOP)/userlib/pmuser/*.h $(TOP)/uapi/linux/*.h)
 LIB_OBJS := $(patsubst $(TOP)/userlib/%.c,$(OUT)/userlib/%.o,$(LIB_SRCS))
 # Tools: pmu-*.c at the top of samples/ and in its family folders. A family's other .c files
 # are its code, linked into its tools only; samples/common/ (the option parser) goes into
@@ -38,7 +41,7 @@ SAMPLE_FAMILIES := lat sweep stat kernels
 FAMILY_USES_sweep := lat
 SAMPLE_SRCS := $(wildcard $(TOP)/samples/pmu-*.c $(TOP)/samples/*/pmu-*.c)
 SAMPLES := $(patsubst %.c,$(OUT)/bin/%,$(notdir $(SAMPLE_SRCS)))
-SAMPLE_HDRS := $(wildcard $(TOP)/samples/*/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+SAMPLE_HDRS := $(wildcard $(TOP)/samples/*/*.h) $(LIB_HDRS)
 COMMON_OBJS := $(patsubst $(TOP)/samples/%.c,$(OUT)/samples/%.o,$(wildcard $(TOP)/samples/common/*.c))
 family_objs = $(patsubst $(TOP)/samples/%.c,$(OUT)/samples/%.o,$(filter-out \
 	$(TOP)/samples/$(1)/pmu-%.c,$(wildcard $(TOP)/samples/$(1)/*.c)))
@@ -57,7 +60,7 @@ lib: $(OUT)/libpmuser.a
 samples: $(SAMPLES)
 guest-tests: $(GUEST_TESTS)
 
-$(OUT)/userlib/%.o: $(TOP)/userlib/%.c $(wildcard $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/userlib/%.o: $(TOP)/userlib/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -97,7 +100,7 @@ $(eval $(call tool_rule,$(OUT)/bin/pmu-overhead,,$(call family_objs,kernels) \
 	$(OUT)/samples/overhead/ovh_peers.o,$$(OVH_PEER_LIBS) -lpthread))
 
 # Tests use the kselftest harness from the kernel source (fetched into the cache by setup).
-$(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/tests/guest/*.h $(TOP)/tests/*.h $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/tests/%: $(TOP)/tests/guest/%.c $(OUT)/libpmuser.a $(wildcard $(TOP)/tests/guest/*.h $(TOP)/tests/*.h) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(TEST_CFLAGS) -I$(KSFT) -I$(TOP)/tests/guest $(CFLAGS) $(LDFLAGS) -o $@ $< $(OUT)/libpmuser.a $(LDLIBS) -lpthread
 
@@ -140,10 +143,12 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 SYSCONFDIR ?= /etc
 DKMS_SRC ?= /usr/src/pmuser-$(VERSION)
 INSTALL ?= install
+# What <pmuser.h> includes from beside it (its inline fast path): $(INCLUDEDIR)/pmuser/.
+INNER_HDRS := $(wildcard $(TOP)/userlib/pmuser/*.h)
 
 LIB_PIC_OBJS := $(patsubst $(TOP)/userlib/%.c,$(OUT)/userlib-pic/%.o,$(LIB_SRCS))
 SHLIB := $(OUT)/libpmuser.so.$(VERSION)
-$(OUT)/userlib-pic/%.o: $(TOP)/userlib/%.c $(wildcard $(TOP)/userlib/*.h $(TOP)/uapi/linux/*.h)
+$(OUT)/userlib-pic/%.o: $(TOP)/userlib/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PMUSER_CFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
 $(SHLIB): $(LIB_PIC_OBJS) $(TOP)/userlib/libpmuser.map
@@ -171,7 +176,8 @@ FORCE:
 
 install: lib shlib samples man-pages
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(INCLUDEDIR)/pmuser \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(SYSCONFDIR)/udev/rules.d \
 		$(DESTDIR)$(SYSCONFDIR)/modules-load.d $(DESTDIR)$(SYSCONFDIR)/sysctl.d \
 		$(DESTDIR)$(SYSCONFDIR)/modprobe.d
@@ -180,6 +186,7 @@ install: lib shlib samples man-pages
 	ln -sf libpmuser.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpmuser.so.$(SOVERSION)
 	ln -sf libpmuser.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libpmuser.so
 	$(INSTALL) -m 644 $(TOP)/userlib/pmuser.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(INNER_HDRS) $(DESTDIR)$(INCLUDEDIR)/pmuser/
 	$(INSTALL) -m 644 $(TOP)/uapi/linux/pmuser.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(VERSION)|' $(TOP)/packaging/pmuser.pc.in \
@@ -217,6 +224,7 @@ dkms-install: dkms-tree
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libpmuser.a $(DESTDIR)$(LIBDIR)/libpmuser.so* \
 		$(DESTDIR)$(PKGCONFIGDIR)/pmuser.pc $(DESTDIR)$(INCLUDEDIR)/pmuser.h \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/pmuser/,$(notdir $(INNER_HDRS))) \
 		$(DESTDIR)$(INCLUDEDIR)/linux/pmuser.h \
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(TOOL_NAMES)) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(addsuffix .1,$(TOOL_NAMES))) \
@@ -226,6 +234,8 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/modules-load.d/pmuser.conf \
 		$(DESTDIR)$(SYSCONFDIR)/sysctl.d/60-pmuser.conf \
 		$(DESTDIR)$(SYSCONFDIR)/modprobe.d/pmuser.conf
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/pmuser ] || \
+		rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/pmuser
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 
 # Debian packages for arm64 and armhf (DEB_ARCHES), cross-built: build/deb/*.deb.

@@ -53,8 +53,9 @@ TEST_F_TIMEOUT(installed, every_part_in_place, 300)
 {
 	static const char *const files[] = {
 		"usr/lib/libpmuser.a", "usr/lib/libpmuser.so", "usr/lib/libpmuser.so.0",
-		"usr/include/pmuser.h", "usr/include/linux/pmuser.h", "usr/lib/pkgconfig/pmuser.pc",
-		"usr/share/man/man7/pmuser.7", "usr/share/man/man3/pmuser_counters_open.3",
+		"usr/include/pmuser.h", "usr/include/pmuser/fast.h", "usr/include/linux/pmuser.h",
+		"usr/lib/pkgconfig/pmuser.pc", "usr/share/man/man7/pmuser.7",
+		"usr/share/man/man3/pmuser_counters_open.3",
 		"usr/share/man/man3/pmuser_region.3", "usr/share/man/man3/pmuser_counter_read.3",
 		"usr/share/man/man3/pmuser_device_open.3", "usr/share/man/man3/pmuser_device_why.3",
 		"usr/share/man/man3/pmuser_thread_cpu.3",

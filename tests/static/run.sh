@@ -2,8 +2,9 @@
 # Static checks, as TAP: checkpatch --strict on the kernel code, a warning-free W=1 module build
 # for every target, the DKMS and Debian package builds, the inline-read instruction tables
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
-# the shared library's exports checked against the header, a man page for every function of
-# it, the module's names apart from the library's, the layout rules and the fuzzers.
+# the public header built as pedantic C11 for every instruction set, the shared library's
+# exports checked against it, a man page for every function of it, the module's names apart
+# from the library's, the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -76,6 +77,7 @@ if make -s -C "$PMUSER_TOP" deb DEB_ARCHES="arm64 armhf" >"$tmp/deb" 2>&1; then
 		for want in "libpmuser0_$ver-1_$a.deb ./usr/lib/$multi/libpmuser.so.0" \
 			"libpmuser-dev_$ver-1_$a.deb ./usr/lib/$multi/pkgconfig/pmuser.pc" \
 			"libpmuser-dev_$ver-1_$a.deb ./usr/include/linux/pmuser.h" \
+			"libpmuser-dev_$ver-1_$a.deb ./usr/include/pmuser/fast.h" \
 			"pmuser-tools_$ver-1_$a.deb ./usr/bin/pmu-stat" \
 			"pmuser-tools_$ver-1_$a.deb ./usr/share/man/man1/pmu-stat.1.gz" \
 			"pmuser-dkms_$ver-1_all.deb ./usr/src/pmuser-$ver/dkms.conf" \
@@ -415,11 +417,49 @@ else
 	result FAIL "armhf: pmuser_module_read.c builds in Thumb-2 and in ARM state" "$tmp/cc"
 fi
 
+# <pmuser.h> is ISO C11 for every instruction set of its fast path: pedantic.c, the header
+# alone with each inline function called once (-O0 compiles only those called), builds
+# without a warning under -std=c11 -pedantic -Wall -Wextra, at -O0 and -O2, for AArch64,
+# ARMv7 in ARM and in Thumb-2 state, ARMv6 with the armel target's flags, and the host (no
+# fast path). The compiler's -aux-info names the header's inline functions: pedantic.c calls
+# every one this instruction set has.
+pmuser_target armel-6.1
+: >"$tmp/ped"
+for cc in aarch64-linux-gnu-gcc "arm-linux-gnueabihf-gcc -marm" "arm-linux-gnueabihf-gcc -mthumb" \
+	"arm-linux-gnueabi-gcc $T_CFLAGS" gcc; do
+	for opt in -O0 -O2; do
+		if ! $cc $opt -std=c11 -pedantic -Wall -Wextra -Werror -I"$PMUSER_TOP/uapi" \
+			-I"$PMUSER_TOP/userlib" -aux-info "$tmp/ped-aux" -c "$here/pedantic.c" \
+			-o "$tmp/ped.o" >"$tmp/ped1" 2>&1; then
+			echo "$cc $opt:" >>"$tmp/ped"
+			grep -E 'error|warning' "$tmp/ped1" | sort | uniq -c | sort -rn >>"$tmp/ped"
+			continue
+		fi
+		awk '(index($2, "userlib/pmuser.h:") || index($2, "userlib/pmuser/fast.h:")) &&
+			$2 ~ /F$/ && $4 == "static" {
+			print substr($0, 1, index($0, " (") - 1) }' "$tmp/ped-aux" |
+			awk '{ sub(/.*[ *]/, ""); if ($0 !~ /^pmuser__/) print }' |
+			while read -r f; do
+				grep -q "\<$f(" "$here/pedantic.c" ||
+					echo "$cc $opt: pedantic.c does not call $f()" >>"$tmp/ped"
+			done
+	done
+done
+what="<pmuser.h> builds under -std=c11 -pedantic -Wall -Wextra -Werror at -O0 and -O2"
+if [ ! -s "$tmp/ped" ]; then
+	result OK "$what: aarch64, armhf in ARM and Thumb-2 state, armel, the host"
+else
+	result FAIL "$what" "$tmp/ped"
+fi
+
 # The shared library's exports are <pmuser.h>'s API, both ways, on a 64-bit and a 32-bit build:
 # every function the header declares (its static inline functions are not symbols), and of
 # the library's internal pmuser__ functions only those the header's inline functions call.
-# The compiler names both: -aux-info lists the header's declarations ("NC") and definitions
-# ("NF"), and an object that keeps every inline function needs exactly their callees.
+# The compiler names both: -aux-info lists the declarations ("NC") and definitions ("NF") of
+# pmuser.h and of pmuser/fast.h, which it includes, and an object that keeps every inline
+# function needs exactly their callees. pmuser.h declares the whole API: every function
+# pmuser/fast.h names outside its pmuser__ helpers is one pmuser.h declares static inline
+# (the library's -Wall -Werror build refuses such a declaration without its definition).
 : >"$tmp/inline-all"
 : >"$tmp/api-all"
 for build in aarch64:aarch64-linux-gnu- armhf:arm-linux-gnueabihf-; do
@@ -432,15 +472,21 @@ for build in aarch64:aarch64-linux-gnu- armhf:arm-linux-gnueabihf-; do
 		result FAIL "$arch: libpmuser.so exports <pmuser.h>'s API, nothing else" "$tmp/so"
 		continue
 	fi
-	# "/* DIR/userlib/pmuser.h:LINE:NC */ extern int name (args);": kind C or F, and the name.
-	awk 'index($2, "userlib/pmuser.h:") {
+	# "/* DIR/userlib/pmuser.h:LINE:NC */ extern int name (args);": kind C or F, the name, its
+	# storage class (extern or static) and the header (pmuser.h or pmuser/fast.h).
+	awk 'index($2, "userlib/pmuser.h:") || index($2, "userlib/pmuser/fast.h:") {
 		kind = substr($2, length($2)); rest = $0
 		sub(/^\/\* [^*]*\*\/ /, "", rest)
 		n = split(substr(rest, 1, index(rest, " (") - 1), w, /[ *]+/)
-		print kind, w[n] }' "$tmp/aux-$arch" >"$tmp/decl-$arch"
+		print kind, w[n], w[1], (index($2, "userlib/pmuser/") ? "fast.h" : "pmuser.h")
+	}' "$tmp/aux-$arch" >"$tmp/decl-$arch"
 	awk '$1 == "F" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch" >>"$tmp/inline-all"
+	awk '$1 == "C" && $3 == "static" && $4 == "pmuser.h" { print $2 }' "$tmp/decl-$arch" |
+		sort -u >"$tmp/inline-decl-$arch"
+	awk '$4 == "fast.h" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch" |
+		sort -u >"$tmp/fast-$arch"
 	{
-		awk '$1 == "C" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch"
+		awk '$1 == "C" && $3 == "extern" && $2 !~ /^pmuser__/ { print $2 }' "$tmp/decl-$arch"
 		"${cross}nm" -u "$tmp/inline-$arch.o" | awk '$2 ~ /^pmuser/ { print $2 }'
 	} | sort -u >"$tmp/want-$arch"
 	"${cross}nm" -D --defined-only "$tmp/shlib-$arch"/libpmuser.so.* |
@@ -455,10 +501,13 @@ for build in aarch64:aarch64-linux-gnu- armhf:arm-linux-gnueabihf-; do
 			sed 's/^/exported, neither declared in pmuser.h nor called by its inline functions: /'
 		awk '{ print $2 }' "$tmp/got-$arch" | comm -13 - "$tmp/want-$arch" |
 			sed 's/^/declared in pmuser.h (or called by its inline functions), not exported: /'
+		comm -23 "$tmp/fast-$arch" "$tmp/inline-decl-$arch" |
+			sed 's/^/in pmuser\/fast.h, not declared static inline in pmuser.h: /'
 	} >"$tmp/api-$arch"
-	nr=$(wc -l <"$tmp/want-$arch")
-	if [ "$nr" -gt 0 ] && [ ! -s "$tmp/api-$arch" ]; then
-		result OK "$arch: libpmuser.so exports <pmuser.h>'s $nr functions, nothing else"
+	nr=$(wc -l <"$tmp/want-$arch") ni=$(wc -l <"$tmp/inline-decl-$arch")
+	if [ "$nr" -gt 0 ] && [ "$ni" -gt 0 ] && [ ! -s "$tmp/api-$arch" ]; then
+		what="$arch: libpmuser.so exports <pmuser.h>'s $nr functions, nothing else"
+		result OK "$what; pmuser/fast.h defines its $ni inline ones"
 	else
 		result FAIL "$arch: libpmuser.so exports <pmuser.h>'s API, nothing else" "$tmp/api-$arch"
 	fi
