@@ -102,7 +102,7 @@ static int release(struct stat_child *ch, struct stat_result *r, char *err, size
 
 static void finish(struct stat_child *ch, struct stat_result *r, uint64_t t0)
 {
-	r->elapsed_ns = now_ns() - t0;
+	r->elapsed_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	r->wait_status = ch->status;
 	r->ru = ch->ru;
 	stat_child_done(ch);
@@ -127,7 +127,7 @@ static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 	ret = stat_child_spawn(&ch, o->argv, o->cpus, o->nr_cpus);
 	if (ret)
 		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
-	t0 = now_ns();
+	t0 = now_ns(CLOCK_MONOTONIC);
 	ret = release(&ch, r, err, errlen);
 	if (ret)
 		return ret;
@@ -455,7 +455,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 		 o->per_cpu ? ", one counter per CPU" : "",
 		 p->grouped ? "the events as one group, read together" :
 		 "perf multiplexes events that outnumber the counters");
-	t0 = last = now_ns();
+	t0 = last = now_ns(CLOCK_MONOTONIC);
 	ret = release(&ch, r, err, errlen);
 	if (ret) {
 		perf_close(p);
@@ -467,7 +467,7 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 		uint64_t now;
 
 		done = stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000);
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		perf_period(p, s, r, now - t0, now - last);
 		last = now;
 	} while (!done);
@@ -811,19 +811,19 @@ static void module_periods(struct module_state *m, const struct stat_opts *o,
 	for (;;) {
 		uint64_t left, wait;
 
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		left = start + period_ns > now ? start + period_ns - now : 0;
 		wait = left < STAT_EXTEND_NS ? left : STAT_EXTEND_NS;
 		done = stat_child_wait(ch, wait);
 		module_read(m, s, set, false);
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		if (!done && now < start + period_ns)
 			continue;
 		module_period_end(m, s, r, set, now - t0, now - start);
 		if (done)
 			return;
 		/* The next set counts from inside CONFIGURE on: its period starts there. */
-		start = now_ns();
+		start = now_ns(CLOCK_MONOTONIC);
 		if (!rotate)
 			continue;
 		next = m->rotation[(turn + 1) % m->nr_rotation];
@@ -835,12 +835,12 @@ static void module_periods(struct module_state *m, const struct stat_opts *o,
 			continue;
 		}
 		rotate = false;
-		if (!module_stuck(m, s, r, set, next, ret, now_ns() - t0)) {
+		if (!module_stuck(m, s, r, set, next, ret, now_ns(CLOCK_MONOTONIC) - t0)) {
 			while (!stat_child_wait(ch, 1000000000ULL))
 				;
 			return;
 		}
-		start = now_ns();
+		start = now_ns(CLOCK_MONOTONIC);
 	}
 }
 
@@ -897,7 +897,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 		stat_child_abort(&ch);
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = now_ns(CLOCK_MONOTONIC);
 	ret = release(&ch, r, err, errlen);
 	if (ret)
 		goto out;

@@ -463,6 +463,18 @@ else
 	result FAIL "ioctl magic 0x$magic is free in Linux's ioctl-number.rst" "$tmp/magic"
 fi
 
+# One clock reading in nanoseconds for the library, the tools and the tests: a function or
+# macro named now_ns (or ending so, as a library-internal copy would) is defined once, in
+# userlib/pmuser_now.h. A definition starts at column 0 and is not a declaration's ';'.
+grep -rnE --include='*.[ch]' --exclude-dir=.git --exclude-dir=build \
+	-e '^[A-Za-z_].*now_ns[[:space:]]*\(' -e '^#[[:space:]]*define[[:space:]]+[A-Za-z0-9_]*now_ns' \
+	"$PMUSER_TOP" | grep -v ';[[:space:]]*$' | sed "s|^$PMUSER_TOP/||" >"$tmp/now"
+if [ "$(wc -l <"$tmp/now")" = 1 ] && grep -q '^userlib/pmuser_now.h:' "$tmp/now"; then
+	result OK "now_ns() is defined once, in userlib/pmuser_now.h"
+else
+	result FAIL "now_ns() is defined once, in userlib/pmuser_now.h" "$tmp/now"
+fi
+
 # The layout rules: no include or call cycles between files, shared tool code and functions
 # within their bounds (layout.py says which).
 python3 "$here/layout.py" "$PMUSER_TOP" >"$tmp/layout" 2>&1
