@@ -3,7 +3,7 @@
 # for every target, the DKMS and Debian package builds, the inline-read instruction tables
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
 # the shared library's exports checked against the header, a man page for every function of
-# it, the layout rules and the fuzzers.
+# it, one now_ns() in the tree, pmu-hello's includes, the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -473,6 +473,25 @@ if [ "$(wc -l <"$tmp/now")" = 1 ] && grep -q '^userlib/pmuser_now.h:' "$tmp/now"
 	result OK "now_ns() is defined once, in userlib/pmuser_now.h"
 else
 	result FAIL "now_ns() is defined once, in userlib/pmuser_now.h" "$tmp/now"
+fi
+
+# pmu-hello is the program to copy: it includes <pmuser.h> and system headers, nothing of the
+# tree's own (tests/host/test_install.c builds it against an installed pmuser).
+: >"$tmp/hello"
+while read -r inc; do
+	name=${inc#*[<\"]} name=${name%[>\"]*}
+	case $inc in
+	*'<pmuser.h>'*) ;;
+	*'"'*) echo "quoted: $inc" >>"$tmp/hello" ;;
+	*) for d in userlib uapi samples samples/common tests; do
+		[ -e "$PMUSER_TOP/$d/$name" ] && echo "the tree's own: $inc" >>"$tmp/hello"
+	   done ;;
+	esac
+done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$PMUSER_TOP/samples/pmu-hello.c")
+if grep -qE '^#include <pmuser.h>' "$PMUSER_TOP/samples/pmu-hello.c" && [ ! -s "$tmp/hello" ]; then
+	result OK "pmu-hello includes <pmuser.h> and system headers only"
+else
+	result FAIL "pmu-hello includes <pmuser.h> and system headers only" "$tmp/hello"
 fi
 
 # The layout rules: no include or call cycles between files, shared tool code and functions
