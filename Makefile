@@ -35,7 +35,7 @@ LIB_HDRS := $(wildcard $(TOP)/userlib/*.h $(TOP)/userlib/pmuser/*.h $(TOP)/uapi/
 LIB_OBJS := $(patsubst $(TOP)/userlib/%.c,$(OUT)/userlib/%.o,$(LIB_SRCS))
 # Tools: pmu-*.c at the top of samples/ and in its family folders. A family's other .c files
 # are its code, linked into its tools only; samples/common/ (the option parser) goes into
-# every tool. pmu-sweep (sweep/) builds on pmu-lat's code (lat/): FAMILY_USES_<family> names
+# every tool but pmu-hello (below). pmu-sweep (sweep/) builds on pmu-lat's code (lat/): FAMILY_USES_<family> names
 # the families whose code a family's tools link and include besides their own.
 SAMPLE_FAMILIES := lat sweep stat kernels
 FAMILY_USES_sweep := lat
@@ -87,7 +87,18 @@ $(foreach f,$(SAMPLE_FAMILIES),$(eval $(call tool_rule,$(patsubst \
 	u,$(f) $(FAMILY_USES_$(f)),$(call family_objs,$(u))))))
 $(foreach f,$(SAMPLE_FAMILIES),$(if $(FAMILY_USES_$(f)),$(eval $(OUT)/samples/$(f)/%.o: \
 	SAMPLE_EXTRA = $(addprefix -I$(TOP)/samples/,$(FAMILY_USES_$(f))))))
-$(eval $(call tool_rule,$(OUT)/bin/pmu-info $(OUT)/bin/pmu-hello $(OUT)/bin/pmu-scale,,))
+$(eval $(call tool_rule,$(OUT)/bin/pmu-info $(OUT)/bin/pmu-scale,,))
+
+# pmu-hello is the program to copy: built as one outside the tree is, from <pmuser.h> and the
+# library alone (no samples/common), with the package's version for its --version.
+$(OUT)/samples/pmu-hello.o: $(TOP)/samples/pmu-hello.c $(wildcard $(TOP)/userlib/*.h \
+		$(TOP)/uapi/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -I$(TOP)/uapi -I$(TOP)/userlib -DPMUSER_VERSION='"$(VERSION)"' \
+		$(CFLAGS) -c -o $@ $<
+$(OUT)/bin/pmu-hello: $(OUT)/samples/pmu-hello.o $(OUT)/libpmuser.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # pmu-overhead and its peers (samples/overhead/): Linux's libperf and PAPI, where the caller
 # names them (emu/build.sh does for arm64 from emu/setup.sh fetch_peers), e.g.

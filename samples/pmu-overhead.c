@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmuser_now.h"
 #include "wl_harness.h"
 #include "ovh_peers.h"
 
@@ -451,14 +452,6 @@ static bool pingpong_granted(struct pingpong *pp)
 	return false;
 }
 
-static uint64_t raw_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /*
  * Times the round trips by CLOCK_MONOTONIC_RAW, not with the PMU: perf stops the PMU while it
  * switches a thread's events out and in, so counted instructions miss that work, and the
@@ -476,12 +469,12 @@ static void *pingpong_main(void *arg)
 			uint64_t t0, t1;
 			unsigned long i;
 
-			t0 = raw_ns();
+			t0 = now_ns(CLOCK_MONOTONIC_RAW);
 			for (i = 0; i < pp->rounds; i++)
 				if (write(pp->to_partner[1], &byte, 1) != 1 ||
 				    read(pp->to_main[0], &byte, 1) != 1)
 					break;
-			t1 = raw_ns();
+			t1 = now_ns(CLOCK_MONOTONIC_RAW);
 			if (i < pp->rounds)
 				break;
 			if (t1 - t0 < pp->best)

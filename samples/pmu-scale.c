@@ -13,14 +13,12 @@
 #include <unistd.h>
 
 #include "pmuser.h"
+#include "pmuser_now.h"
 #include "tool_opts.h"
 
 static double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+	return (double)now_ns(CLOCK_MONOTONIC) / 1e3;
 }
 
 static int fail(const char *what, unsigned long request, int err)

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "pmuser_internal.h"
+#include "pmuser_now.h"
 
 static const char *const backend_names[] = {
 	[PMUSER_BACKEND_AUTO] = "auto",
@@ -66,14 +67,6 @@ int pmuser_thread_pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
-uint64_t pmuser__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void pmuser__why_add(char *why, size_t whylen, const char *fmt, ...)
@@ -184,7 +177,7 @@ static int clock_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_t
 			gaps[i] = 0;
 	}
 	if (c->nr && c->ctr[0].is_cycles)
-		values[0] = pmuser__now_ns() - c->t_base;
+		values[0] = now_ns(CLOCK_MONOTONIC_RAW) - c->t_base;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pmuser_internal.h"
+#include "pmuser_now.h"
 
 void pmuser_counters_attr_init(struct pmuser_counters_attr *attr)
 {
@@ -74,7 +75,7 @@ static int open_backend(struct pmuser_counters *c, enum pmuser_backend b, char *
 	c->ops = ops[b];
 	ret = c->ops->open(c, why, whylen);
 	if (!ret)
-		c->t_base = pmuser__now_ns();
+		c->t_base = now_ns(CLOCK_MONOTONIC_RAW);
 	return ret;
 }
 
@@ -290,7 +291,7 @@ int pmuser_counters_read_full(struct pmuser_counters *c, struct pmuser_count cou
 	ret = pmuser_counters_read(c, values);
 	if (ret)
 		return ret;
-	t = pmuser__now_ns() - c->t_base;
+	t = now_ns(CLOCK_MONOTONIC_RAW) - c->t_base;
 	for (i = 0; i < c->nr; i++) {
 		counts[i].value = values[i];
 		counts[i].enabled = t;
@@ -327,7 +328,7 @@ int pmuser_counters_reset(struct pmuser_counters *c)
 	ret = c->ops->ctl(c, PERF_EVENT_IOC_RESET);
 	if (ret)
 		return ret;
-	c->t_base = pmuser__now_ns();
+	c->t_base = now_ns(CLOCK_MONOTONIC_RAW);
 	ret = read_raw(c, raw, NULL, false);
 	for (i = 0; !ret && i < c->nr; i++)
 		c->ctr[i].last = raw[i];

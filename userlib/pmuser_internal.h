@@ -156,8 +156,6 @@ static inline uint64_t pmuser__width_mask(unsigned int bits)
 /* Appends the formatted reason to why (whylen bytes, may be NULL). */
 void __attribute__((format(printf, 3, 4)))
 pmuser__why_add(char *why, size_t whylen, const char *fmt, ...);
-/* CLOCK_MONOTONIC_RAW in nanoseconds. */
-uint64_t pmuser__now_ns(void);
 /* kernel.perf_user_access: 0 or 1; -1 if there is no such sysctl; -2 if it cannot be read. */
 int pmuser__perf_user_access(void);
 /*

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	}
 	if (!iterations)
 		iterations = wl_passes_for_1m(nodes);
-	wl_predict_chase(nodes, iterations, &col.pred);
+	wl_predict(WL_CHASE, nodes, iterations, 0, &col.pred);
 	if (wl_check_budget(TOOL, "the chase", &col.pred))
 		return 2;
 

@@ -77,24 +77,24 @@ static unsigned int run_pairs(struct wl_harness *h, uint64_t iterations, const s
 	struct wl_misp_args ones_args = { (uintptr_t)sc->ones_only, sc->size, 1, 0 };
 	unsigned int n = 2;
 
-	wl_predict_raw_chain(iterations, &cols[0].pred);
+	wl_predict(WL_RAW_CHAIN, iterations, 0, 0, &cols[0].pred);
 	wl_measure(h, wl_k_raw_chain, &ha, &cols[0]);
-	wl_predict_raw_indep(iterations, &cols[1].pred);
+	wl_predict(WL_RAW_INDEP, iterations, 0, 0, &cols[1].pred);
 	wl_measure(h, wl_k_raw_indep, &ha, &cols[1]);
 	if (have_div) {
-		wl_predict_div_indep(iterations, &cols[n].pred);
+		wl_predict(WL_DIV_INDEP, iterations, 0, 0, &cols[n].pred);
 		wl_measure(h, wl_k_div_indep, &ha, &cols[n++]);
 	}
 	cols[n].label = cols[3].label;
-	wl_predict_mul_indep(iterations, &cols[n].pred);
+	wl_predict(WL_MUL_INDEP, iterations, 0, 0, &cols[n].pred);
 	wl_measure(h, wl_k_mul_indep, &ha, &cols[n++]);
 	cols[n].label = cols[4].label;
 	wl_k_misp(&random_args);	/* warm the caches, untimed */
-	wl_predict_misp(sc->size, sc->ones, 1, &cols[n].pred);
+	wl_predict(WL_MISP, sc->size, sc->ones, 1, &cols[n].pred);
 	wl_measure(h, wl_k_misp, &random_args, &cols[n++]);
 	cols[n].label = cols[5].label;
 	wl_k_misp(&ones_args);
-	wl_predict_misp(sc->size, sc->size, 1, &cols[n].pred);
+	wl_predict(WL_MISP, sc->size, sc->size, 1, &cols[n].pred);
 	wl_measure(h, wl_k_misp, &ones_args, &cols[n++]);
 	return n;
 }

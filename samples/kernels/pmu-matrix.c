@@ -80,8 +80,8 @@ int main(int argc, char **argv)
 		b[i] = (int32_t)wl_rng_below(&rng, 1000) - 500;
 	}
 	reference(a, b, ref, (size_t)n);
-	wl_predict_mm_textbook(n, &cols[0].pred);
-	wl_predict_mm_interchange(n, &cols[1].pred);
+	wl_predict(WL_MM_TEXTBOOK, n, 0, 0, &cols[0].pred);
+	wl_predict(WL_MM_INTERCHANGE, n, 0, 0, &cols[1].pred);
 	if (wl_check_budget(TOOL, "the textbook product", &cols[0].pred) ||
 	    wl_check_budget(TOOL, "the interchanged product", &cols[1].pred))
 		return 2;

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		array[i] = fill >= 0 ? (char)fill : (wl_rng_next(&rng) >> 32) & 1 ? '1' : '0';
 		ones += array[i] == '1';
 	}
-	wl_predict_misp(size, ones, iterations, &col.pred);
+	wl_predict(WL_MISP, size, ones, iterations, &col.pred);
 	if (wl_check_budget(TOOL, "the scan", &col.pred))
 		return 2;
 

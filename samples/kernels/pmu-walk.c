@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	}
 	if (!iterations)
 		iterations = wl_passes_for_1m(count);
-	wl_predict_walk(count, iterations, &col.pred);
+	wl_predict(WL_WALK, count, iterations, 0, &col.pred);
 	if (wl_check_budget(TOOL, "the walk", &col.pred))
 		return 2;
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "now.h"
+#include "pmuser_now.h"
 #include "wl_harness.h"
 
 #define CALIBRATION_ROUNDS	200
@@ -106,7 +106,7 @@ static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *
 							wl_kernel_fn fn, void *args)
 {
 	enum pmuser_backend b = pmuser_counters_backend(c);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	unsigned int tries;
 	double s = 0;
 
@@ -116,7 +116,7 @@ static __attribute__((noinline)) void run_between_reads(struct pmuser_counters *
 		pmuser_region_stop(c, r);
 		if (r->valid)
 			return;
-		s = (double)(now_ns() - t0) / 1e9;
+		s = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 		if ((tries >= REGION_TRIES && s >= REGION_SECONDS_MIN) || s >= REGION_SECONDS_MAX)
 			break;
 	}

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the workload kernels of every ISA share: the formulas' arithmetic and text, and the
- * layout of the argument blocks the assembly reads. The kernels and their formulas are in
- * wl_kernels_a64.c (AArch64), wl_kernels_arm.c (ARM state, ARMv7 and ARMv6) and
- * wl_kernels_c.c (C, elsewhere).
+ * What the workload kernels of every ISA share: the formulas' monomials, arithmetic and text,
+ * and the layout of the argument blocks the assembly reads. The kernels and the tables of
+ * their formulas' coefficients are in wl_kernels_a64.c (AArch64) and wl_kernels_arm.c (ARM
+ * state, ARMv7 and ARMv6); wl_kernels_c.c has the kernels in C, with no formulas, elsewhere.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,26 +63,71 @@ void wl_pred_formula(const struct wl_pred *p, char *buf, size_t len)
 	}
 }
 
-void wl_pred_set(struct wl_pred *p, unsigned int n, ...)
-{
-	va_list ap;
-	unsigned int i;
-
-	memset(p, 0, sizeof(*p));
-	p->known = WL_PREDICTS;
-	p->nterms = n;
-	va_start(ap, n);
-	for (i = 0; i < n && i < WL_TERMS_MAX; i++) {
-		p->term[i].coef = va_arg(ap, uint64_t);
-		p->term[i].sym = va_arg(ap, const char *);
-		p->term[i].value = va_arg(ap, uint64_t);
-	}
-	va_end(ap);
-}
-
+/* The empty kernel is one return on every ISA: 1 instruction, 1 branch, no load. */
 void wl_predict_empty(struct wl_counts *c)
 {
-	wl_pred_set(&c->inst, 1, T(1, "", 1));
-	wl_pred_set(&c->branches, 1, T(1, "", 1));
-	wl_pred_set(&c->loads, 1, T(0, "", 1));
+	*c = (struct wl_counts){
+		.inst = { WL_PREDICTS, 1, { { 1, "", 1 } } },
+		.branches = { WL_PREDICTS, 1, { { 1, "", 1 } } },
+		.loads = { WL_PREDICTS, 1, { { 0, "", 1 } } },
+	};
+}
+
+#if WL_PREDICTS
+_Static_assert(WL_MONOS <= WL_TERMS_MAX, "a formula's terms fit a prediction");
+
+/* A monomial: the product of a kernel's parameters x, y, z, each to its power, and its text. */
+struct wl_mono {
+	const char *sym;
+	uint8_t pow[3];
+};
+
+/*
+ * Each kernel's monomials, highest first (enum wl_kernel names the letters): the terms its
+ * formulas are made of, whose coefficients the ISA's table wl_coefs gives in this order.
+ */
+static const struct wl_mono monos[WL_KERNELS][WL_MONOS] = {
+	[WL_CHASE] = { { "N*I", { 1, 1, 0 } }, { "I", { 0, 1, 0 } }, { "", { 0, 0, 0 } } },
+	[WL_MISP] = { { "S*I", { 1, 0, 1 } }, { "K*I", { 0, 1, 1 } }, { "I", { 0, 0, 1 } },
+		      { "", { 0, 0, 0 } } },
+	[WL_MM_TEXTBOOK] = { { "N^3", { 3, 0, 0 } }, { "N^2", { 2, 0, 0 } }, { "N", { 1, 0, 0 } },
+			     { "", { 0, 0, 0 } } },
+	[WL_MM_INTERCHANGE] = { { "N^3", { 3, 0, 0 } }, { "N^2", { 2, 0, 0 } },
+				{ "N", { 1, 0, 0 } }, { "", { 0, 0, 0 } } },
+	[WL_WALK] = { { "C*I", { 1, 1, 0 } }, { "I", { 0, 1, 0 } }, { "", { 0, 0, 0 } } },
+	[WL_RAW_CHAIN ... WL_MUL_INDEP] = { { "I", { 1, 0, 0 } }, { "", { 0, 0, 0 } } },
+};
+
+/* The formula with coefficient coef[i] for monomial m[i] of the parameters x[]. */
+static void formula(struct wl_pred *p, const struct wl_mono m[], const uint32_t coef[],
+		    const uint64_t x[3])
+{
+	unsigned int i, j, e;
+
+	p->known = true;
+	for (i = 0; i < WL_MONOS && m[i].sym; i++) {
+		uint64_t v = 1;
+
+		if (!coef[i])
+			continue;
+		for (j = 0; j < 3; j++)
+			for (e = 0; e < m[i].pow[j]; e++)
+				v *= x[j];
+		p->term[p->nterms++] = (struct wl_term){ coef[i], m[i].sym, v };
+	}
+}
+#endif
+
+void wl_predict(enum wl_kernel k, uint64_t x, uint64_t y, uint64_t z, struct wl_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+#if WL_PREDICTS
+	const uint64_t v[3] = { x, y, z };
+
+	formula(&c->inst, monos[k], wl_coefs[k].inst, v);
+	formula(&c->branches, monos[k], wl_coefs[k].branches, v);
+	formula(&c->loads, monos[k], wl_coefs[k].loads, v);
+#else
+	(void)k, (void)x, (void)y, (void)z;
+#endif
 }

@@ -4,8 +4,8 @@
  * read methods of pmu-overhead.
  *
  * On ARM every kernel is a whole function in assembly, so its instruction and branch counts
- * are closed-form formulas of its parameters, exact by construction: the wl_predict_*()
- * functions return them next to the code they describe. AArch64 has its own code
+ * are closed-form formulas of its parameters, exact by construction: wl_predict() evaluates
+ * them from the ISA's table of coefficients, kept next to the code. AArch64 has its own code
  * (wl_kernels_a64.c); AArch32 ARMv7 and ARMv6 share ARM-mode code that uses ARMv6
  * instructions only, except the divide kernel, ARMv7 with the divide extension
  * (wl_kernels_arm.c). Elsewhere (x86) the kernels are C with the same semantics and no
@@ -75,7 +75,6 @@ struct wl_chase_args {
 	uintptr_t iterations;		/* >= 1 */
 };
 void wl_k_chase(void *args);
-void wl_predict_chase(uint64_t nodes, uint64_t iterations, struct wl_counts *c);
 
 /* Branch mispredict: iterations times, count the '1' bytes of array[0..size-1]. */
 struct wl_misp_args {
@@ -85,10 +84,6 @@ struct wl_misp_args {
 	uintptr_t ones;			/* out: '1' bytes counted over all iterations */
 };
 void wl_k_misp(void *args);
-/* ones: '1' bytes in the array (one pass); the conditional branch on the data is taken for
- * the others.
- */
-void wl_predict_misp(uint64_t size, uint64_t ones, uint64_t iterations, struct wl_counts *c);
 
 /* Integer matrix multiply C = A x B of n x n int32 (row-major), textbook (i, j, k) order or
  * with the loop interchange (i, k, j) that walks B and C by rows.
@@ -99,8 +94,6 @@ struct wl_matrix_args {
 };
 void wl_k_mm_textbook(void *args);
 void wl_k_mm_interchange(void *args);
-void wl_predict_mm_textbook(uint64_t n, struct wl_counts *c);
-void wl_predict_mm_interchange(uint64_t n, struct wl_counts *c);
 
 /* Strided walk: iterations times, sum count uint32 words at base, base + stride, ... */
 struct wl_walk_args {
@@ -111,7 +104,6 @@ struct wl_walk_args {
 	uintptr_t sum;			/* out: 32-bit sum of every load */
 };
 void wl_k_walk(void *args);
-void wl_predict_walk(uint64_t count, uint64_t iterations, struct wl_counts *c);
 
 /*
  * Hazard kernels: iterations times a block of 8 operations then the loop branch.
@@ -128,12 +120,36 @@ void wl_k_raw_chain(void *args);
 void wl_k_raw_indep(void *args);
 void wl_k_div_indep(void *args);
 void wl_k_mul_indep(void *args);
-void wl_predict_raw_chain(uint64_t iterations, struct wl_counts *c);
-void wl_predict_raw_indep(uint64_t iterations, struct wl_counts *c);
-void wl_predict_div_indep(uint64_t iterations, struct wl_counts *c);
-void wl_predict_mul_indep(uint64_t iterations, struct wl_counts *c);
 /* Whether this CPU has the divide instruction wl_k_div_indep uses; why says why not. */
 bool wl_have_divide(const char **why);
+
+/* ---- what the kernels retire -------------------------------------------------------------- */
+
+/*
+ * The kernels with formulas, and the parameters wl_predict() takes for each as x, y and z
+ * (0 where a kernel has fewer), with their letters in the formulas.
+ */
+enum wl_kernel {
+	WL_CHASE,		/* x nodes (N), y iterations (I) */
+	/* x size (S), y '1' bytes in the array (K: the data branch is taken for the others),
+	 * z iterations (I)
+	 */
+	WL_MISP,
+	WL_MM_TEXTBOOK,		/* x n (N) */
+	WL_MM_INTERCHANGE,	/* x n (N) */
+	WL_WALK,		/* x count (C), y iterations (I) */
+	WL_RAW_CHAIN,		/* x iterations (I), as for each hazard kernel below */
+	WL_RAW_INDEP,
+	WL_DIV_INDEP,
+	WL_MUL_INDEP,
+	WL_KERNELS
+};
+
+/*
+ * What kernel k retires for parameters x, y, z: its formulas from the ISA's table
+ * (wl_kernels_a64.c, wl_kernels_arm.c); not known elsewhere (known false, no terms).
+ */
+void wl_predict(enum wl_kernel k, uint64_t x, uint64_t y, uint64_t z, struct wl_counts *c);
 
 /* ---- pmu-overhead's inline reads: each a whole function "read; return" ------------------- */
 

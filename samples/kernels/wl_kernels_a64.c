@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The workload kernels in AArch64 assembly, each followed by the formula of what it retires. */
+/* The workload kernels in AArch64 assembly, then the table of what each retires. */
 #if defined(__aarch64__)
 #include "wl_isa.h"
 
@@ -8,7 +8,7 @@ FN(wl_k_empty)
 	"\tret\n"
 END(wl_k_empty)
 
-/* x0 = args. Per node: ldr, cbnz. Per traversal: mov, subs, b.ne. Fixed: 2 ldr, ret. */
+/* x0 = args: x1 iterations, x2 head; x3 walks the list. */
 FN(wl_k_chase)
 	"\tldr x1, [x0, #8]\n"
 	"\tldr x2, [x0]\n"
@@ -20,9 +20,7 @@ FN(wl_k_chase)
 	"\tret\n"
 END(wl_k_chase)
 
-/* Per byte: ldrb, cmp, b.ne, subs, b.ne, plus add for a '1'. Per pass: 2 mov, subs, b.ne.
- * Fixed: 3 ldr, mov, str, ret.
- */
+/* x4 counts the '1' bytes; x5, x6 walk the array, x3 the passes. */
 FN(wl_k_misp)
 	"\tldr x1, [x0]\n"
 	"\tldr x2, [x0, #8]\n"
@@ -42,9 +40,7 @@ FN(wl_k_misp)
 	"\tret\n"
 END(wl_k_misp)
 
-/* i, j, k: per k: 2 ldr, add, madd, subs, b.ne. Per j: 4 mov, str, add, subs, b.ne.
- * Per i: 2 mov, add, subs, b.ne. Fixed: 4 ldr, lsl, mov, ret.
- */
+/* Loops i (x6), j (x9), k (x12); x5 is a row's bytes, the step down a column of B. */
 FN(wl_k_mm_textbook)
 	"\tldr x1, [x0]\n"
 	"\tldr x2, [x0, #8]\n"
@@ -74,9 +70,8 @@ FN(wl_k_mm_textbook)
 	"\tret\n"
 END(wl_k_mm_textbook)
 
-/* i, k, j: per j: 2 ldr, madd, str, subs, b.ne. Per k: ldr, 2 mov, subs, b.ne. Per element
- * of C zeroed: str, subs, b.ne. Per i: 4 mov, add, subs, b.ne. Fixed: 4 ldr, lsl, mov, ret.
- * A and B are walked in memory order by post-increment.
+/* Loops i (x6), k (x9), j (x12), C's row zeroed first; A and B are walked in memory order by
+ * post-increment.
  */
 FN(wl_k_mm_interchange)
 	"\tldr x1, [x0]\n"
@@ -109,9 +104,7 @@ FN(wl_k_mm_interchange)
 	"\tret\n"
 END(wl_k_mm_interchange)
 
-/* Per load: ldr, add, add, subs, b.ne. Per pass: 2 mov, subs, b.ne. Fixed: 4 ldr, mov, str,
- * ret.
- */
+/* x7 sums the loads; x5 steps by the stride x3, x6 counts them, x4 the passes. */
 FN(wl_k_walk)
 	"\tldr x1, [x0]\n"
 	"\tldr x2, [x0, #8]\n"
@@ -131,7 +124,7 @@ FN(wl_k_walk)
 	"\tret\n"
 END(wl_k_walk)
 
-/* Hazards: per iteration 8 operations, subs, b.ne. Fixed: ldr, 2 mov, str, ret. */
+/* Hazards: per iteration a block of 8 operations, then the loop branch. */
 FN(wl_k_raw_chain)
 	"\tldr x1, [x0]\n"
 	"\tmov x2, #1\n"
@@ -198,57 +191,61 @@ FN(wl_ovh_cntvct)
 END(wl_ovh_cntvct)
 END_ASM);
 
-void wl_predict_chase(uint64_t nodes, uint64_t it, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 3, T(2, "N*I", nodes * it), T(3, "I", it), T(3, "", 1));
-	wl_pred_set(&c->branches, 3, T(1, "N*I", nodes * it), T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(1, "N*I", nodes * it), T(2, "", 1));
-}
-
-void wl_predict_misp(uint64_t size, uint64_t ones, uint64_t it, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 4, T(5, "S*I", size * it), T(1, "K*I", ones * it), T(4, "I", it),
-		 T(6, "", 1));
-	wl_pred_set(&c->branches, 3, T(2, "S*I", size * it), T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(1, "S*I", size * it), T(3, "", 1));
-}
-
-void wl_predict_mm_textbook(uint64_t n, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 4, T(6, "N^3", n * n * n), T(8, "N^2", n * n), T(5, "N", n),
-		 T(7, "", 1));
-	wl_pred_set(&c->branches, 4, T(1, "N^3", n * n * n), T(1, "N^2", n * n), T(1, "N", n),
-		 T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(2, "N^3", n * n * n), T(4, "", 1));
-}
-
-void wl_predict_mm_interchange(uint64_t n, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 4, T(6, "N^3", n * n * n), T(8, "N^2", n * n), T(7, "N", n),
-		 T(7, "", 1));
-	wl_pred_set(&c->branches, 4, T(1, "N^3", n * n * n), T(2, "N^2", n * n), T(1, "N", n),
-		 T(1, "", 1));
-	wl_pred_set(&c->loads, 3, T(2, "N^3", n * n * n), T(1, "N^2", n * n), T(4, "", 1));
-}
-
-void wl_predict_walk(uint64_t count, uint64_t it, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 3, T(5, "C*I", count * it), T(4, "I", it), T(7, "", 1));
-	wl_pred_set(&c->branches, 3, T(1, "C*I", count * it), T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(1, "C*I", count * it), T(4, "", 1));
-}
-
-static void predict_hazard(uint64_t it, uint64_t fixed, uint64_t fixed_loads, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 2, T(10, "I", it), T(fixed, "", 1));
-	wl_pred_set(&c->branches, 2, T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 1, T(fixed_loads, "", 1));
-}
-
-void wl_predict_raw_chain(uint64_t it, struct wl_counts *c) { predict_hazard(it, 5, 1, c); }
-void wl_predict_raw_indep(uint64_t it, struct wl_counts *c) { predict_hazard(it, 5, 1, c); }
-void wl_predict_div_indep(uint64_t it, struct wl_counts *c) { predict_hazard(it, 5, 1, c); }
-void wl_predict_mul_indep(uint64_t it, struct wl_counts *c) { predict_hazard(it, 5, 1, c); }
+/*
+ * What each kernel above retires: per formula, the coefficients of the kernel's monomials
+ * (wl_kernels.c) and, in the comment, the instructions behind each, "|" between monomials.
+ * Branches include the return; loads count every load instruction.
+ */
+const struct wl_coefs wl_coefs[WL_KERNELS] = {
+	/* N*I per node, I per traversal, 1 fixed. */
+	[WL_CHASE] = {
+		.inst = { 2, 3, 3 },		/* ldr, cbnz | mov, subs, b.ne | 2 ldr, ret */
+		.branches = { 1, 1, 1 },	/* cbnz | b.ne | ret */
+		.loads = { 1, 0, 2 },		/* ldr | - | 2 ldr */
+	},
+	/* S*I per byte, K*I per '1' byte, I per pass, 1 fixed. */
+	[WL_MISP] = {
+		.inst = { 5, 1, 4, 6 },		/* ldrb, cmp, b.ne, subs, b.ne | add |
+						 * 2 mov, subs, b.ne | 3 ldr, mov, str, ret
+						 */
+		.branches = { 2, 0, 1, 1 },	/* 2 b.ne | - | b.ne | ret */
+		.loads = { 1, 0, 0, 3 },	/* ldrb | - | - | 3 ldr */
+	},
+	/* i, j, k: N^3 per k, N^2 per j, N per i, 1 fixed. */
+	[WL_MM_TEXTBOOK] = {
+		.inst = { 6, 8, 5, 7 },		/* 2 ldr, add, madd, subs, b.ne |
+						 * 4 mov, str, add, subs, b.ne |
+						 * 2 mov, add, subs, b.ne | 4 ldr, lsl, mov, ret
+						 */
+		.branches = { 1, 1, 1, 1 },	/* b.ne | b.ne | b.ne | ret */
+		.loads = { 2, 0, 0, 4 },	/* 2 ldr | - | - | 4 ldr */
+	},
+	/* i, k, j: N^3 per j, N^2 per k and per element of C zeroed, N per i, 1 fixed. */
+	[WL_MM_INTERCHANGE] = {
+		.inst = { 6, 8, 7, 7 },		/* 2 ldr, madd, str, subs, b.ne |
+						 * ldr, 2 mov, subs, b.ne + str, subs, b.ne |
+						 * 4 mov, add, subs, b.ne | 4 ldr, lsl, mov, ret
+						 */
+		.branches = { 1, 2, 1, 1 },	/* b.ne | 2 b.ne | b.ne | ret */
+		.loads = { 2, 1, 0, 4 },	/* 2 ldr | ldr | - | 4 ldr */
+	},
+	/* C*I per load, I per pass, 1 fixed. */
+	[WL_WALK] = {
+		.inst = { 5, 4, 7 },		/* ldr, add, add, subs, b.ne |
+						 * 2 mov, subs, b.ne | 4 ldr, mov, str, ret
+						 */
+		.branches = { 1, 1, 1 },	/* b.ne | b.ne | ret */
+		.loads = { 1, 0, 4 },		/* ldr | - | 4 ldr */
+	},
+	/* Every hazard kernel: I per iteration, 1 fixed. */
+	[WL_RAW_CHAIN ... WL_MUL_INDEP] = {
+		.inst = { 10, 5 },		/* 8 operations, subs, b.ne |
+						 * ldr, 2 mov, str, ret
+						 */
+		.branches = { 1, 1 },		/* b.ne | ret */
+		.loads = { 0, 1 },		/* - | ldr */
+	},
+};
 
 bool wl_have_divide(const char **why)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The workload kernels in ARM-state assembly (ARMv6 instructions, the divide kernel ARMv7),
- * each followed by the formula of what it retires.
+ * then the table of what each retires.
  */
 #if defined(__arm__)
 #include <setjmp.h>
@@ -15,7 +15,7 @@ FN(wl_k_empty)
 	"\tbx lr\n"
 END(wl_k_empty)
 
-/* r0 = args. Per node: ldr, cmp, bne. Per traversal: mov, subs, bne. Fixed: 2 ldr, bx. */
+/* r0 = args: r1 iterations, r2 head; r3 walks the list. */
 FN(wl_k_chase)
 	"\tldr r1, [r0, #4]\n"
 	"\tldr r2, [r0]\n"
@@ -28,9 +28,7 @@ FN(wl_k_chase)
 	"\tbx lr\n"
 END(wl_k_chase)
 
-/* Per byte: ldrb, cmp, bne, subs, bne, plus add for a '1'. Per pass: 2 mov, subs, bne.
- * Fixed: push, 3 ldr, mov, str, pop, bx.
- */
+/* ip counts the '1' bytes; r4, r5 walk the array, r3 the passes. */
 FN(wl_k_misp)
 	"\tpush {r4, r5, r6}\n"
 	"\tldr r1, [r0]\n"
@@ -52,9 +50,7 @@ FN(wl_k_misp)
 	"\tbx lr\n"
 END(wl_k_misp)
 
-/* i, j, k: per k: 2 ldr, mla, subs, bne. Per j: 4 mov, str, add, subs, bne. Per i: 2 mov,
- * add, subs, bne. Fixed: push, 4 ldr, lsl, mov, pop, bx.
- */
+/* Loops i (r5), j (r7), k (r10); r4 is a row's bytes, the step down a column of B. */
 FN(wl_k_mm_textbook)
 	"\tpush {r4-r11, lr}\n"
 	"\tldr r1, [r0, #4]\n"
@@ -85,10 +81,7 @@ FN(wl_k_mm_textbook)
 	"\tbx lr\n"
 END(wl_k_mm_textbook)
 
-/* i, k, j: per j: 2 ldr, mla, str, subs, bne. Per k: ldr, 2 mov, subs, bne. Per element of
- * C zeroed: str, subs, bne. Per i: 5 mov, add, subs, bne. Fixed: push, 4 ldr, lsl, mov, pop,
- * bx.
- */
+/* Loops i (r5), k (r9), j (r7), C's row zeroed first (r7 counting too). */
 FN(wl_k_mm_interchange)
 	"\tpush {r4-r11, lr}\n"
 	"\tldr r1, [r0, #4]\n"
@@ -123,9 +116,7 @@ FN(wl_k_mm_interchange)
 	"\tbx lr\n"
 END(wl_k_mm_interchange)
 
-/* Per load: ldr (post-increment by the stride), add, subs, bne. Per pass: 2 mov, subs, bne.
- * Fixed: push, 4 ldr, mov, str, pop, bx.
- */
+/* r4 sums the loads; r5 steps by the stride r3, r6 counts them, ip the passes. */
 FN(wl_k_walk)
 	"\tpush {r4-r7}\n"
 	"\tldr r1, [r0]\n"
@@ -146,9 +137,7 @@ FN(wl_k_walk)
 	"\tbx lr\n"
 END(wl_k_walk)
 
-/* Hazards: per iteration 8 operations, subs, bne. Fixed: ldr, 2 mov, str, bx (chain), plus
- * push and pop for the others, which need 8 registers.
- */
+/* Hazards: per iteration a block of 8 operations, then the loop branch. */
 FN(wl_k_raw_chain)
 	"\tldr r1, [r0]\n"
 	"\tmov r2, #1\n"
@@ -243,57 +232,71 @@ END(wl_ovh_cntvct)
 #endif
 END_ASM);
 
-void wl_predict_chase(uint64_t nodes, uint64_t it, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 3, T(3, "N*I", nodes * it), T(3, "I", it), T(3, "", 1));
-	wl_pred_set(&c->branches, 3, T(1, "N*I", nodes * it), T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(1, "N*I", nodes * it), T(2, "", 1));
-}
-
-void wl_predict_misp(uint64_t size, uint64_t ones, uint64_t it, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 4, T(5, "S*I", size * it), T(1, "K*I", ones * it), T(4, "I", it),
-		 T(8, "", 1));
-	wl_pred_set(&c->branches, 3, T(2, "S*I", size * it), T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(1, "S*I", size * it), T(4, "", 1));
-}
-
-void wl_predict_mm_textbook(uint64_t n, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 4, T(5, "N^3", n * n * n), T(8, "N^2", n * n), T(5, "N", n),
-		 T(9, "", 1));
-	wl_pred_set(&c->branches, 4, T(1, "N^3", n * n * n), T(1, "N^2", n * n), T(1, "N", n),
-		 T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(2, "N^3", n * n * n), T(5, "", 1));
-}
-
-void wl_predict_mm_interchange(uint64_t n, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 4, T(6, "N^3", n * n * n), T(8, "N^2", n * n), T(8, "N", n),
-		 T(9, "", 1));
-	wl_pred_set(&c->branches, 4, T(1, "N^3", n * n * n), T(2, "N^2", n * n), T(1, "N", n),
-		 T(1, "", 1));
-	wl_pred_set(&c->loads, 3, T(2, "N^3", n * n * n), T(1, "N^2", n * n), T(5, "", 1));
-}
-
-void wl_predict_walk(uint64_t count, uint64_t it, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 3, T(4, "C*I", count * it), T(4, "I", it), T(9, "", 1));
-	wl_pred_set(&c->branches, 3, T(1, "C*I", count * it), T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 2, T(1, "C*I", count * it), T(5, "", 1));
-}
-
-static void predict_hazard(uint64_t it, uint64_t fixed, uint64_t fixed_loads, struct wl_counts *c)
-{
-	wl_pred_set(&c->inst, 2, T(10, "I", it), T(fixed, "", 1));
-	wl_pred_set(&c->branches, 2, T(1, "I", it), T(1, "", 1));
-	wl_pred_set(&c->loads, 1, T(fixed_loads, "", 1));
-}
-
-void wl_predict_raw_chain(uint64_t it, struct wl_counts *c) { predict_hazard(it, 5, 1, c); }
-void wl_predict_raw_indep(uint64_t it, struct wl_counts *c) { predict_hazard(it, 7, 2, c); }
-void wl_predict_div_indep(uint64_t it, struct wl_counts *c) { predict_hazard(it, 7, 2, c); }
-void wl_predict_mul_indep(uint64_t it, struct wl_counts *c) { predict_hazard(it, 7, 2, c); }
+/*
+ * What each kernel above retires: per formula, the coefficients of the kernel's monomials
+ * (wl_kernels.c) and, in the comment, the instructions behind each, "|" between monomials.
+ * Branches include the return; loads count every load instruction, a pop too.
+ */
+const struct wl_coefs wl_coefs[WL_KERNELS] = {
+	/* N*I per node, I per traversal, 1 fixed. */
+	[WL_CHASE] = {
+		.inst = { 3, 3, 3 },		/* ldr, cmp, bne | mov, subs, bne | 2 ldr, bx */
+		.branches = { 1, 1, 1 },	/* bne | bne | bx */
+		.loads = { 1, 0, 2 },		/* ldr | - | 2 ldr */
+	},
+	/* S*I per byte, K*I per '1' byte, I per pass, 1 fixed. */
+	[WL_MISP] = {
+		.inst = { 5, 1, 4, 8 },		/* ldrb, cmp, bne, subs, bne | add |
+						 * 2 mov, subs, bne | push, 3 ldr, mov, str, pop, bx
+						 */
+		.branches = { 2, 0, 1, 1 },	/* 2 bne | - | bne | bx */
+		.loads = { 1, 0, 0, 4 },	/* ldrb | - | - | 3 ldr, pop */
+	},
+	/* i, j, k: N^3 per k, N^2 per j, N per i, 1 fixed. */
+	[WL_MM_TEXTBOOK] = {
+		.inst = { 5, 8, 5, 9 },		/* 2 ldr, mla, subs, bne |
+						 * 4 mov, str, add, subs, bne |
+						 * 2 mov, add, subs, bne |
+						 * push, 4 ldr, lsl, mov, pop, bx
+						 */
+		.branches = { 1, 1, 1, 1 },	/* bne | bne | bne | bx */
+		.loads = { 2, 0, 0, 5 },	/* 2 ldr | - | - | 4 ldr, pop */
+	},
+	/* i, k, j: N^3 per j, N^2 per k and per element of C zeroed, N per i, 1 fixed. */
+	[WL_MM_INTERCHANGE] = {
+		.inst = { 6, 8, 8, 9 },		/* 2 ldr, mla, str, subs, bne |
+						 * ldr, 2 mov, subs, bne + str, subs, bne |
+						 * 5 mov, add, subs, bne |
+						 * push, 4 ldr, lsl, mov, pop, bx
+						 */
+		.branches = { 1, 2, 1, 1 },	/* bne | 2 bne | bne | bx */
+		.loads = { 2, 1, 0, 5 },	/* 2 ldr | ldr | - | 4 ldr, pop */
+	},
+	/* C*I per load, I per pass, 1 fixed. */
+	[WL_WALK] = {
+		.inst = { 4, 4, 9 },		/* ldr, add, subs, bne | 2 mov, subs, bne |
+						 * push, 4 ldr, mov, str, pop, bx
+						 */
+		.branches = { 1, 1, 1 },	/* bne | bne | bx */
+		.loads = { 1, 0, 5 },		/* ldr | - | 4 ldr, pop */
+	},
+	/* The hazard kernels: I per iteration, 1 fixed. */
+	[WL_RAW_CHAIN] = {
+		.inst = { 10, 5 },		/* 8 operations, subs, bne |
+						 * ldr, 2 mov, str, bx
+						 */
+		.branches = { 1, 1 },		/* bne | bx */
+		.loads = { 0, 1 },		/* - | ldr */
+	},
+	/* The others use 8 registers, saved by a push and restored by a pop. */
+	[WL_RAW_INDEP ... WL_MUL_INDEP] = {
+		.inst = { 10, 7 },		/* 8 operations, subs, bne |
+						 * push, ldr, 2 mov, str, pop, bx
+						 */
+		.branches = { 1, 1 },		/* bne | bx */
+		.loads = { 0, 2 },		/* - | ldr, pop */
+	},
+};
 
 #if __ARM_ARCH < 7
 void wl_k_div_indep(void *args)

@@ -4,8 +4,6 @@
  * assembly for the ISA (an x86 box).
  */
 #if !defined(__aarch64__) && !defined(__arm__)
-#include <string.h>
-
 #include "wl_kernels.h"
 
 void wl_k_empty(void *args)
@@ -125,46 +123,6 @@ void wl_k_mul_indep(void *args)
 		x = UINT32_MAX * d;
 	a->out = x;
 }
-
-static void unknown(struct wl_counts *c)
-{
-	memset(c, 0, sizeof(*c));
-}
-
-void wl_predict_chase(uint64_t nodes, uint64_t it, struct wl_counts *c)
-{
-	(void)nodes, (void)it;
-	unknown(c);
-}
-
-void wl_predict_misp(uint64_t size, uint64_t ones, uint64_t it, struct wl_counts *c)
-{
-	(void)size, (void)ones, (void)it;
-	unknown(c);
-}
-
-void wl_predict_mm_textbook(uint64_t n, struct wl_counts *c)
-{
-	(void)n;
-	unknown(c);
-}
-
-void wl_predict_mm_interchange(uint64_t n, struct wl_counts *c)
-{
-	(void)n;
-	unknown(c);
-}
-
-void wl_predict_walk(uint64_t count, uint64_t it, struct wl_counts *c)
-{
-	(void)count, (void)it;
-	unknown(c);
-}
-
-void wl_predict_raw_chain(uint64_t it, struct wl_counts *c) { (void)it; unknown(c); }
-void wl_predict_raw_indep(uint64_t it, struct wl_counts *c) { (void)it; unknown(c); }
-void wl_predict_div_indep(uint64_t it, struct wl_counts *c) { (void)it; unknown(c); }
-void wl_predict_mul_indep(uint64_t it, struct wl_counts *c) { (void)it; unknown(c); }
 
 bool wl_have_divide(const char **why)
 {

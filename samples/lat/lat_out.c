@@ -77,7 +77,7 @@ int lat_warn_system(FILE *f, const char *tool, int cpu)
 void lat_progress_init(struct lat_progress *p, const char *tool)
 {
 	p->tool = tool;
-	p->t0 = now_ns();
+	p->t0 = now_ns(CLOCK_MONOTONIC);
 	p->shown = false;
 	p->tty = isatty(STDERR_FILENO);
 }
@@ -86,7 +86,7 @@ void lat_progress(struct lat_progress *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (now_ns() - p->t0 < 2000000000ULL)
+	if (now_ns(CLOCK_MONOTONIC) - p->t0 < 2000000000ULL)
 		return;
 	fprintf(stderr, "%s%s: ", p->tty ? "\r\033[K" : "", p->tool);
 	va_start(ap, fmt);

@@ -182,10 +182,10 @@ void **lat_chase(void **p, uint64_t n)
 static uint64_t observed_tick(struct pmuser_counters *c, char *none, size_t len)
 {
 	uint64_t a[PMUSER_COUNTERS_MAX], b[PMUSER_COUNTERS_MAX], best = 0;
-	uint64_t deadline = now_ns() + 20000000;
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + 20000000;
 	int i, ret;
 
-	for (i = 0; i < 2000 && now_ns() < deadline; i++) {
+	for (i = 0; i < 2000 && now_ns(CLOCK_MONOTONIC) < deadline; i++) {
 		ret = pmuser_counters_read(c, a);
 		if (!ret)
 			ret = pmuser_counters_read(c, b);

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "now.h"
 #include "pmuser.h"
+#include "pmuser_now.h"
 
 /* The sweep's chase loop: LAT_UNROLL dependent loads, then a decrement and a branch. */
 #define LAT_UNROLL		8

@@ -22,8 +22,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "now.h"
 #include "pmuser.h"
+#include "pmuser_now.h"
 
 #define STAT_MAX_SETS		16
 #define STAT_MAX_EVENTS		PMUSER_MAX_EVENTS	/* all sets together */

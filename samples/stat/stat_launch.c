@@ -255,7 +255,7 @@ int stat_child_release(struct stat_child *ch)
 
 int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 {
-	uint64_t deadline = now_ns() + timeout_ns;
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + timeout_ns;
 	siginfo_t info;
 	sigset_t set;
 
@@ -273,7 +273,7 @@ int stat_child_wait(struct stat_child *ch, uint64_t timeout_ns)
 			ch->exited = true;
 			return 1;
 		}
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			return 0;
 		left = deadline - now;

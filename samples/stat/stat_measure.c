@@ -105,7 +105,7 @@ static int release(struct stat_child *ch, struct stat_result *r, char *err, size
 
 static void finish(struct stat_child *ch, struct stat_result *r, uint64_t t0)
 {
-	r->elapsed_ns = now_ns() - t0;
+	r->elapsed_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	r->wait_status = ch->status;
 	r->ru = ch->ru;
 	stat_child_done(ch);
@@ -139,7 +139,7 @@ static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 		free(iv);
 		return stat_fail(ret, err, errlen, "fork: %s", strerror(-ret));
 	}
-	t0 = now_ns();
+	t0 = now_ns(CLOCK_MONOTONIC);
 	ret = release(&ch, r, err, errlen);
 	if (ret) {
 		free(iv);
@@ -150,7 +150,7 @@ static int measure_clock(const struct stat_opts *o, struct stat_setup *s,
 		done = stat_child_wait(&ch, (uint64_t)o->interval_ms * 1000000);
 		r->total_periods++;
 		if (iv && o->print_file) {
-			iv->t_ns = now_ns() - t0;
+			iv->t_ns = now_ns(CLOCK_MONOTONIC) - t0;
 			stat_report_interval(o->print_file, o, s, r, iv, &printed);
 		}
 	} while (!done);
@@ -600,7 +600,7 @@ static int perf_refused(int ret, const struct stat_opts *o, const char *why, cha
  */
 static int perf_wait(struct perf_state *p, struct stat_child *ch, uint64_t deadline)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	unsigned int k;
 	int done = stat_child_wait(ch, deadline > now ? deadline - now : 0);
 
@@ -624,14 +624,14 @@ static int perf_run(struct perf_state *p, const struct stat_opts *o, struct stat
 	/* As perf stat: the counters of what runs beside the command start just before it. */
 	for (k = 0; p->attached && k < p->n; k++)
 		pmuser_counters_enable(p->c[k]);
-	t0 = last = now_ns();
+	t0 = last = now_ns(CLOCK_MONOTONIC);
 	ret = release(ch, r, err, errlen);
 	if (ret)
 		return ret;
 	next = t0 + period;
 	do {
 		done = perf_wait(p, ch, next);
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		perf_period(p, s, r, now - t0, now - last);
 		if (o->print_ms && o->print_file &&
 		    stat_report_interval(o->print_file, o, s, r, &p->iv, &p->printed) &&
@@ -1049,19 +1049,19 @@ static void module_periods(struct module_state *m, const struct stat_opts *o,
 	for (;;) {
 		uint64_t left, wait;
 
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		left = start + period_ns > now ? start + period_ns - now : 0;
 		wait = left < STAT_EXTEND_NS ? left : STAT_EXTEND_NS;
 		done = stat_child_wait(ch, wait);
 		module_read(m, s, set, false);
-		now = now_ns();
+		now = now_ns(CLOCK_MONOTONIC);
 		if (!done && now < start + period_ns)
 			continue;
 		module_period_end(m, s, r, set, now - t0, now - start);
 		if (done)
 			return;
 		/* The next set counts from inside CONFIGURE on: its period starts there. */
-		start = now_ns();
+		start = now_ns(CLOCK_MONOTONIC);
 		if (!rotate)
 			continue;
 		next = m->rotation[(turn + 1) % m->nr_rotation];
@@ -1073,12 +1073,12 @@ static void module_periods(struct module_state *m, const struct stat_opts *o,
 			continue;
 		}
 		rotate = false;
-		if (!module_stuck(m, s, r, set, next, ret, now_ns() - t0)) {
+		if (!module_stuck(m, s, r, set, next, ret, now_ns(CLOCK_MONOTONIC) - t0)) {
 			while (!stat_child_wait(ch, 1000000000ULL))
 				;
 			return;
 		}
-		start = now_ns();
+		start = now_ns(CLOCK_MONOTONIC);
 	}
 }
 
@@ -1139,7 +1139,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 		stat_child_abort(&ch);
 		goto out;
 	}
-	t0 = now_ns();
+	t0 = now_ns(CLOCK_MONOTONIC);
 	ret = release(&ch, r, err, errlen);
 	if (ret)
 		goto out;

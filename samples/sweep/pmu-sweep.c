@@ -493,9 +493,9 @@ static int measure_size(struct sweep *s, uint64_t size, double per_run_ns, struc
 	p = lat_chase(ch.start, ch.nodes);	/* warm-up: one traversal */
 	/* Pilot: grow the run until it takes 1 ms, to learn the time per load. */
 	for (loads = 64 * LAT_UNROLL;; loads *= 4) {
-		t0 = now_ns();
+		t0 = now_ns(CLOCK_MONOTONIC);
 		timed_run(s, &ch, &p, loads, NULL);
-		d = now_ns() - t0;
+		d = now_ns(CLOCK_MONOTONIC) - t0;
 		if (d >= 1000000 || loads >= (1ULL << 30))
 			break;
 	}
@@ -510,9 +510,9 @@ static int measure_size(struct sweep *s, uint64_t size, double per_run_ns, struc
 	for (uint64_t r = 0; r < s->o->reps; r++) {
 		uint64_t bias = measure_bias(s);
 
-		t0 = now_ns();
+		t0 = now_ns(CLOCK_MONOTONIC);
 		d = timed_run(s, &ch, &p, loads, ev);
-		ns[r] = (double)(now_ns() - t0) / (double)loads;
+		ns[r] = (double)(now_ns(CLOCK_MONOTONIC) - t0) / (double)loads;
 		lat[r] = ((double)d - (double)bias) / (double)loads;
 		for (size_t e = 0; e < s->nr_ev; e++)
 			ev_sum[e] += ev[e];

@@ -21,20 +21,12 @@
 #include <sys/wait.h>
 
 #include "pmuser.h"
+#include "pmuser_now.h"
 
 /* Architectural event numbers used by the tests (ARMv8 and ARMv7 agree on these). */
 #define EV_SW_INCR	0x00
 #define EV_INST_RETIRED	0x08
 #define EV_CPU_CYCLES	0x11
-
-/* Guest clock (CLOCK_MONOTONIC) in nanoseconds: durations are guest time, not host time. */
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /*
  * Context switches of the calling thread so far. Counters are CPU-bound: a window in which

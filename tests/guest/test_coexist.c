@@ -63,7 +63,7 @@ static const unsigned int reader_slots[2] = { PMUSER_PAGE_CYCLE_SLOT, 0 };
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	uint64_t pv[2] = { 0, 0 }, v[2], c, t0 = now_ns();
+	uint64_t pv[2] = { 0, 0 }, v[2], c, t0 = now_ns(CLOCK_MONOTONIC);
 	struct pmuser_page_mark m;
 	unsigned long sw;
 	enum loop_verdict verdict;
@@ -127,7 +127,7 @@ static void *reader_main(void *arg)
 		}
 	}
 	r->sigill = sigill_count;
-	r->ran_ns = now_ns() - t0;
+	r->ran_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	return NULL;
 }
 
@@ -208,16 +208,16 @@ static void helper_round(pid_t tid, int cpu, struct helper_stats *st)
 
 static void helper_main(const pid_t *tids, int nr, struct helper_stats *st)
 {
-	uint64_t start = now_ns(), end = start + COEXIST_SECONDS * 1000000000ull;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), end = start + COEXIST_SECONDS * 1000000000ull;
 	int cpu = 0;
 
-	while (now_ns() < end) {
+	while (now_ns(CLOCK_MONOTONIC) < end) {
 		/* Every CPU in turn, so task-bound events start and stop on each. */
 		pmuser_thread_pin(cpu);
 		helper_round(tids[cpu], cpu, st);
 		cpu = (cpu + 1) % nr;
 	}
-	st->ran_ns = now_ns() - start;
+	st->ran_ns = now_ns(CLOCK_MONOTONIC) - start;
 	st->done = 1;
 }
 

@@ -379,12 +379,13 @@ static void displaced_event(struct __test_metadata *_metadata, int fd, bool cycl
 	spin2(N2);
 	if (wait) {
 		/* No switch of its own, no overflow: the module's check every 0.5 s finds it. */
-		uint64_t t0 = now_ns(), t;
+		uint64_t t0 = now_ns(CLOCK_MONOTONIC), t;
 		unsigned long sw = thread_switches();
 
-		while ((after = page_count(0)) != UINT64_MAX && now_ns() - t0 < 2000000000ull)
+		while ((after = page_count(0)) != UINT64_MAX &&
+		       now_ns(CLOCK_MONOTONIC) - t0 < 2000000000ull)
 			spin2(100000);
-		t = now_ns() - t0;
+		t = now_ns(CLOCK_MONOTONIC) - t0;
 		TH_LOG("refused after %.3f s, %lu switches of the thread", t / 1e9,
 		       thread_switches() - sw);
 		EXPECT_GT(600000000ull, t);

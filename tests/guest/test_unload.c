@@ -180,7 +180,7 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 	struct pmuser_info info;
 	unsigned int cycle;
 	unsigned long exact = 0;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int fd, i, ret;
 	char line[128];
 	FILE *f;
@@ -264,7 +264,7 @@ TEST_F_TIMEOUT(unload, load_unload_cycles_under_readers, 600)
 		}
 	}
 	TH_LOG("%u load/unload cycles in %.1f s guest time, %lu exact loops by the readers", cycle,
-	       (now_ns() - t0) / 1e9, exact);
+	       (now_ns(CLOCK_MONOTONIC) - t0) / 1e9, exact);
 	if (self->counting)
 		EXPECT_LT(0, exact);
 

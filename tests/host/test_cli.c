@@ -35,6 +35,15 @@ TEST(help_is_usage_on_stdout)
 	}
 }
 
+/*
+ * What an option given an argument it takes none of is told: pmu-hello, the program to copy,
+ * parses with getopt_long() alone and says what that says.
+ */
+static const char *no_argument_message(const char *tool)
+{
+	return strcmp(tool, "pmu-hello") ? "takes no argument" : "doesn't allow an argument";
+}
+
 /* --version: "NAME VERSION" on standard output, status 0, the Makefile's VERSION everywhere. */
 TEST(version_is_name_and_version)
 {
@@ -52,7 +61,8 @@ TEST(version_is_name_and_version)
 		EXPECT_STREQ("", out) TH_LOG("%s --version wrote to stderr", tool);
 		snprintf(cmd, sizeof(cmd), BIN "%s --version=1 2>&1 >/dev/null", tool);
 		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tool);
-		EXPECT_NE(NULL, strstr(out, "option '--version' takes no argument"))
+		EXPECT_TRUE(strstr(out, "option '--version' ") &&
+			    strstr(out, no_argument_message(tool)))
 			TH_LOG("%s --version=1: %s", tool, out);
 		snprintf(cmd, sizeof(cmd), BIN "%s --help", tool);
 		EXPECT_EQ(0, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tool);
@@ -70,7 +80,8 @@ TEST(unknown_option_is_a_usage_error)
 		EXPECT_NE(0U, strlen(out)) TH_LOG("%s said nothing on stderr", tools[i]);
 		snprintf(cmd, sizeof(cmd), BIN "%s --help=1 2>&1 >/dev/null", tools[i]);
 		EXPECT_EQ(2, tool_run(cmd, false, out, sizeof(out))) TH_LOG("%s", tools[i]);
-		EXPECT_NE(NULL, strstr(out, "option '--help' takes no argument"))
+		EXPECT_TRUE(strstr(out, "option '--help' ") &&
+			    strstr(out, no_argument_message(tools[i])))
 			TH_LOG("%s --help=1: %s", tools[i], out);
 	}
 }

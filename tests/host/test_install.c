@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * make install into a DESTDIR: every part lands where a package would put it, a program
- * outside the tree builds against the installed pmuser.pc and runs, the shared library
+ * outside the tree and pmu-hello build against the installed pmuser.pc and run, the library
  * exports only the API, every tool's man page renders without warnings and names every
  * option its --help lists, and make uninstall takes it all away again.
  */
@@ -107,6 +107,14 @@ TEST_F_TIMEOUT(installed, program_builds_against_pkg_config, 300)
 			      "LD_LIBRARY_PATH=" DEST "/usr/lib ./prog 2>&1", false, self->out,
 			      sizeof(self->out))) TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "backend clock")) TH_LOG("%s", self->out);
+	/* pmu-hello, the program to copy, needs nothing but what is installed. */
+	ASSERT_EQ(0, tool_run("cd " DEST " && export PKG_CONFIG_SYSROOT_DIR=" DEST
+			      " PKG_CONFIG_LIBDIR=" DEST "/usr/lib/pkgconfig && "
+			      "cc -O2 -Wall -Wextra -Werror -o hello " PMUSER_TOP
+			      "/samples/pmu-hello.c $(pkg-config --cflags --libs pmuser) 2>&1 && "
+			      "LD_LIBRARY_PATH=" DEST "/usr/lib ./hello --help 2>&1", false, self->out,
+			      sizeof(self->out))) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "usage: pmu-hello")) TH_LOG("%s", self->out);
 	/*
 	 * The soname is versioned, and the library exports the API only: of the internal
 	 * pmuser__ functions only the one the header's inline pmuser_thread_cpu() calls

@@ -4,7 +4,8 @@
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
 # the public header built as pedantic C11 for every instruction set, the shared library's
 # exports checked against it, a man page for every function of it, the module's names apart
-# from the library's, the layout rules and the fuzzers.
+# from the library's, one now_ns() in the tree, pmu-hello's includes, the layout rules and the
+# fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -571,6 +572,37 @@ if [ -n "$magic" ] && [ -s "$reg" ] && grep -q '^0xB6 ' "$reg" &&
 else
 	echo "magic '0x$magic'; registry $reg; its entries for it:" >>"$tmp/magic"
 	result FAIL "ioctl magic 0x$magic is free in Linux's ioctl-number.rst" "$tmp/magic"
+fi
+
+# One clock reading in nanoseconds for the library, the tools and the tests: a function or
+# macro named now_ns (or ending so, as a library-internal copy would) is defined once, in
+# userlib/pmuser_now.h. A definition starts at column 0 and is not a declaration's ';'.
+grep -rnE --include='*.[ch]' --exclude-dir=.git --exclude-dir=build \
+	-e '^[A-Za-z_].*now_ns[[:space:]]*\(' -e '^#[[:space:]]*define[[:space:]]+[A-Za-z0-9_]*now_ns' \
+	"$PMUSER_TOP" | grep -v ';[[:space:]]*$' | sed "s|^$PMUSER_TOP/||" >"$tmp/now"
+if [ "$(wc -l <"$tmp/now")" = 1 ] && grep -q '^userlib/pmuser_now.h:' "$tmp/now"; then
+	result OK "now_ns() is defined once, in userlib/pmuser_now.h"
+else
+	result FAIL "now_ns() is defined once, in userlib/pmuser_now.h" "$tmp/now"
+fi
+
+# pmu-hello is the program to copy: it includes <pmuser.h> and system headers, nothing of the
+# tree's own (tests/host/test_install.c builds it against an installed pmuser).
+: >"$tmp/hello"
+while read -r inc; do
+	name=${inc#*[<\"]} name=${name%[>\"]*}
+	case $inc in
+	*'<pmuser.h>'*) ;;
+	*'"'*) echo "quoted: $inc" >>"$tmp/hello" ;;
+	*) for d in userlib uapi samples samples/common tests; do
+		[ -e "$PMUSER_TOP/$d/$name" ] && echo "the tree's own: $inc" >>"$tmp/hello"
+	   done ;;
+	esac
+done < <(grep -E '^[[:space:]]*#[[:space:]]*include' "$PMUSER_TOP/samples/pmu-hello.c")
+if grep -qE '^#include <pmuser.h>' "$PMUSER_TOP/samples/pmu-hello.c" && [ ! -s "$tmp/hello" ]; then
+	result OK "pmu-hello includes <pmuser.h> and system headers only"
+else
+	result FAIL "pmu-hello includes <pmuser.h> and system headers only" "$tmp/hello"
 fi
 
 # The layout rules: no include or call cycles between files, shared tool code and functions
