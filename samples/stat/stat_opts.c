@@ -425,7 +425,7 @@ static size_t own_options(struct tool_opt *t, struct stat_opts *o, struct parse_
 		{ "preset", 0, "NAME", "a named group of events, split into sets that fit the"
 		  "\ncounters (default when no -e; the list below, pmu-info --presets)",
 		  TOOL_OPT_STRING, .string = &o->preset, .once = true },
-		{ "format", 'f', "FMT", "text (default, like rpistat.txt), csv or json",
+		{ "format", 'f', "FMT", "text (default: counts, rates and metrics), csv or json",
 		  TOOL_OPT_PARSE, .parse = parse_format, .ctx = &x->format },
 		{ "per-cpu", 0, NULL, "the command's counts by CPU (perf-read backend: a counter"
 		  "\nper CPU and event)",
@@ -455,7 +455,7 @@ int stat_opts_parse(int argc, char **argv, struct stat_opts *o, char *err, size_
 	struct parse_extra x = { .format = -1 };
 	const struct tool_cli cli = {
 		.tool = "pmu-stat", .synopsis = "[options] [--] command [args...]",
-		.about = "Counts a whole command (and its children) and writes an rpistat-style report.\n"
+		.about = "Counts the events of a whole command (and its children): counts, rates, metrics.\n"
 			 "The options perf stat has too mean what they mean there.",
 		.opts = opts, .notes = notes, .command = true, .err = err, .errlen = errlen,
 	};
