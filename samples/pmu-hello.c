@@ -31,24 +31,17 @@ static bool measure(const struct pmuser_page *pg, const unsigned int hw[2], unsi
 
 	for (int tries = 0; tries < 100; tries++) {
 		struct pmuser_page_mark m = pmuser_page_mark(pg);	/* before the first read */
-		bool ok = m.cpu >= 0 && (unsigned int)m.cpu < pg->nr_cpus;
 		uint64_t a[2], b[2];
 
 		pmuser_counter_read_n(2, hw, a);
 		for (unsigned int j = 0; j < n; j++)
 			sink += j;
 		pmuser_counter_read_n(2, hw, b);
-		for (int i = 0; ok && i < 2; i++) {
-			const volatile struct pmuser_page_slot *s =
-				&pmuser_page_cpu(pg, (unsigned int)m.cpu)->slot[slot[i]];
-
-			/* perf still has the event on hw[i] and reloaded it before neither read. */
-			ok = s->hw == hw[i] && pmuser_page_raw_usable(s, a[i]) &&
-			     pmuser_page_raw_usable(s, b[i]);
-			d[i] = (b[i] - a[i]) & pmuser_page_mask(s);
-		}
-		/* Last, after the slots' fields: on one CPU, no switch, nothing republished. */
-		if (ok && pmuser_page_unchanged(pg, m))
+		/*
+		 * After the last read: one CPU, no switch, nothing republished, perf still has
+		 * each event on hw[i] and reloaded it before neither read; d[] at the slots' width.
+		 */
+		if (pmuser_page_delta(pg, m, slot, hw, 2, a, b, d))
 			return true;
 	}
 	return false;

@@ -221,29 +221,46 @@ static void set_bias(struct method *m, struct pmuser_counters *c)
 
 /*
  * The empty region of the inline method (read_n) or of the library's raw read of the set
- * (lib): two reads under one page mark, widest counter.
+ * (lib): two reads under one page mark, each counter's least over the windows that count,
+ * the widest counter's.
  */
 static void inline_bias(struct method *m, const struct wl_harness *h, bool lib)
 {
 	const struct pmuser_page *pg = pmuser_counters_page(h->c);
-	uint64_t a[SET_N], b[SET_N], lo = UINT64_MAX, widest = 0;
-	unsigned int i, k;
+	uint64_t a[SET_N], b[SET_N], ua[SET_N], ub[SET_N], d[SET_N], lo[SET_N], widest = 0;
+	unsigned int i, k, n = 0, idx[SET_N], hw[SET_N], slot[SET_N];
 
-	for (i = 0; i < SET_N; i++, widest = lo > widest ? lo : widest)
-		for (k = 0, lo = UINT64_MAX; k < BIAS_ROUNDS; k++) {
-			struct pmuser_page_mark mark = pmuser_page_mark(pg);
+	/* The counters the set counts (read_n's are all of them, or it is not available). */
+	for (i = 0; i < SET_N; i++) {
+		if (pmuser_counters_slot(h->c, i) < 0)
+			continue;
+		slot[n] = (unsigned int)pmuser_counters_slot(h->c, i);
+		hw[n] = lib ? (unsigned int)pmuser_counters_hw(h->c, i) : inline_hw[i];
+		lo[n] = UINT64_MAX;
+		idx[n++] = i;
+	}
+	for (k = 0; k < BIAS_ROUNDS; k++) {
+		struct pmuser_page_mark mark = pmuser_page_mark(pg);
 
-			if (lib) {
-				pmuser_counters_read_raw(h->c, a);
-				pmuser_counters_read_raw(h->c, b);
-			} else {
-				pmuser_counter_read_n(SET_N, inline_hw, a);
-				pmuser_counter_read_n(SET_N, inline_hw, b);
-			}
-			if (pmuser_page_unchanged(pg, mark) && ((b[i] - a[i]) & 0xffffffffu) < lo)
-				lo = (b[i] - a[i]) & 0xffffffffu;
+		if (lib) {
+			pmuser_counters_read_raw(h->c, a);
+			pmuser_counters_read_raw(h->c, b);
+		} else {
+			pmuser_counter_read_n(SET_N, inline_hw, a);
+			pmuser_counter_read_n(SET_N, inline_hw, b);
 		}
-	if (widest == UINT64_MAX)
+		for (i = 0; i < n; i++) {
+			ua[i] = a[idx[i]];
+			ub[i] = b[idx[i]];
+		}
+		if (!pmuser_page_delta(pg, mark, slot, hw, n, ua, ub, d))
+			continue;
+		for (i = 0; i < n; i++)
+			lo[i] = d[i] < lo[i] ? d[i] : lo[i];
+	}
+	for (i = 0; i < n; i++)
+		widest = lo[i] > widest ? lo[i] : widest;
+	if (!n || widest == UINT64_MAX)
 		return;
 	m->have_bias = true;
 	m->bias = (double)widest;

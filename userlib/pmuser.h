@@ -90,11 +90,8 @@ static inline uint64_t pmuser_counter_read_pmuv3(unsigned int hw);
  * Raw reads of hardware counters hw[0..n-1] (from pmuser_counters_hw()) between one pair of
  * barriers, for the tightest region. With n and hw[] compile-time constants it compiles to
  * the barrier, n reads and the barrier: n + 2 instructions on AArch64. The values are the
- * hardware's own: a delta of two such reads is a count (masked to the counter's width) only
- * if pmuser_page_unchanged() holds for a pmuser_page_mark() taken before the first read, the
- * page still names hw[i] as the slot's counter, and pmuser_page_raw_usable() accepts both
- * reads (on ARMv7 all ones is a read that lost to the kernel's counter selection, which
- * leaves the page as it was). The page's fields are read before pmuser_page_unchanged().
+ * hardware's own: whether the delta of two such reads is a count, and the count, is
+ * pmuser_page_delta()'s answer for a pmuser_page_mark() taken before the first read.
  */
 static inline void pmuser_counter_read_n(unsigned int n, const unsigned int hw[],
 					 uint64_t values[]);
@@ -170,9 +167,27 @@ struct pmuser_page_mark pmuser_page_mark(const struct pmuser_page *pg);
 /*
  * Whether raw reads made since m are comparable: the thread is on the same CPU, was not
  * switched out there (the counters count every thread on the CPU) and nothing was
- * republished there. Always true for an unmapped page (pg->base NULL).
+ * republished there. Always true for an unmapped page (pg->base NULL). One part of
+ * pmuser_page_delta()'s rule, which programs use to decide a window.
  */
 bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark m);
+/*
+ * Whether a window of raw reads counts, and its counts: the rule of the ABI, the one the
+ * library's regions apply. The window is counters hw[0..n-1] of page slots slots[0..n-1]
+ * (pmuser_counters_hw() and pmuser_counters_slot() for a counter set), read into before[]
+ * and after[] (pmuser_counter_read_n(), pmuser_counters_read_raw() or asm of one's own)
+ * after the mark m. It counts when the mark's CPU is one the page covers and its sequence
+ * was stable, the thread is still on that CPU and the CPU's page has not changed since the
+ * mark (no switch, nothing republished), every slot still names hw[i] as its counter, and
+ * both reads of each lie in the slot's published period (pmuser_page_raw_usable(): not a
+ * read perf's reload overtook, nor ARMv7's all ones). Then it returns true with delta[i]
+ * after[i] - before[i] masked to the slot's width (32 bits, or 64 for a 64-bit counter);
+ * otherwise false, delta[] unspecified, as for an unmapped page, n above PMUSER_PAGE_SLOTS
+ * or a slot number not below it. Call it after the last read.
+ */
+bool pmuser_page_delta(const struct pmuser_page *pg, struct pmuser_page_mark m,
+		       const unsigned int slots[], const unsigned int hw[], unsigned int n,
+		       const uint64_t before[], const uint64_t after[], uint64_t delta[]);
 
 /*
  * Counts of n slots (uapi slot numbers) read together on the calling CPU, continuous across
@@ -333,6 +348,8 @@ const char *pmuser_counters_name(const struct pmuser_counters *c, unsigned int i
 bool pmuser_counters_supported(const struct pmuser_counters *c, unsigned int i);
 /* Module backend: the hardware counter for pmuser_counter_read(); else -EOPNOTSUPP. */
 int pmuser_counters_hw(const struct pmuser_counters *c, unsigned int i);
+/* Module backend: counter i's slot in pmuser_counters_page(); else -EOPNOTSUPP. */
+int pmuser_counters_slot(const struct pmuser_counters *c, unsigned int i);
 /*
  * One line describing the timer behind counter 0 or the cycle counter, e.g. "PMCCNTR_EL0
  * inline (64-bit, 1 cycle)" or "CLOCK_MONOTONIC_RAW (resolution 1 ns)".
@@ -352,12 +369,10 @@ int pmuser_counters_read(struct pmuser_counters *c, uint64_t values[]);
 /*
  * Module backend: every counter's hardware register, the values pmuser_counter_read_n()
  * returns, read by a reader chosen at open for the set's layout (on AArch64 the barrier, the
- * reads and the barrier); not extended and not checked. A delta of two such reads is a
- * count (masked to the counter's width) only if pmuser_page_unchanged() holds for a
- * pmuser_page_mark() of pmuser_counters_page() taken before the first read, the counter's
- * slot still names the counter pmuser_counters_hw() gave, and pmuser_page_raw_usable()
- * accepts both reads for that slot (on ARMv7 all ones is also a read that lost to the
- * kernel's counter selection). Unsupported counters read 0.
+ * reads and the barrier); not extended and not checked. pmuser_page_delta() of
+ * pmuser_counters_page(), with a pmuser_page_mark() taken before the first read and each
+ * counter's pmuser_counters_slot() and pmuser_counters_hw(), says whether the deltas of two
+ * such reads are counts, and gives them. Unsupported counters read 0.
  * Returns 0, or -EOPNOTSUPP on the other backends.
  */
 int pmuser_counters_read_raw(struct pmuser_counters *c, uint64_t values[]);

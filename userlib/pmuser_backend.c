@@ -108,11 +108,14 @@ int pmuser__read_general(struct pmuser_counters *c, uint64_t values[])
 void pmuser__region_end(struct pmuser_counters *c, struct pmuser_region *r, const uint64_t end[],
 			const uint64_t gaps[])
 {
+	uint64_t raw[PMUSER_COUNTERS_MAX];
 	unsigned int i;
 
-	r->valid = c->ops->region_valid(c, r, end, gaps);
+	for (i = 0; i < c->nr; i++)
+		raw[i] = (end[i] - r->start[i]) & pmuser__width_mask(c->ctr[i].bits);
+	r->valid = c->ops->region_valid(c, r, end, gaps, raw);
 	for (i = 0; i < c->nr; i++) {
-		r->raw[i] = (end[i] - r->start[i]) & pmuser__width_mask(c->ctr[i].bits);
+		r->raw[i] = raw[i];
 		r->delta[i] = (int64_t)(r->raw[i] - c->bias[i]);
 	}
 }
@@ -193,9 +196,9 @@ static int clock_ctl(struct pmuser_counters *c, unsigned long request)
 
 /* Only a reset disturbs a region of wall time: the reads on its two sides have other bases. */
 static bool clock_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
-			       const uint64_t end[], const uint64_t gaps[])
+			       const uint64_t end[], const uint64_t gaps[], uint64_t raw[])
 {
-	(void)end, (void)gaps;
+	(void)end, (void)gaps, (void)raw;
 	return r->seq == c->ctl_gen;
 }
 

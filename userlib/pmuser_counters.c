@@ -252,6 +252,13 @@ int pmuser_counters_hw(const struct pmuser_counters *c, unsigned int i)
 	return (int)c->ctr[i].hw;
 }
 
+int pmuser_counters_slot(const struct pmuser_counters *c, unsigned int i)
+{
+	if (c->backend != PMUSER_BACKEND_MODULE || i >= c->nr || !c->ctr[i].supported)
+		return -EOPNOTSUPP;
+	return (int)c->ctr[i].slot;
+}
+
 const char *pmuser_counters_timer(const struct pmuser_counters *c)
 {
 	return c->timer;

@@ -115,9 +115,13 @@ struct pmuser__backend_ops {
 	int (*read_full)(struct pmuser_counters *c, struct pmuser_count counts[]);
 	/* PERF_EVENT_IOC_ENABLE, _DISABLE or _RESET, or -EOPNOTSUPP. */
 	int (*ctl)(struct pmuser_counters *c, unsigned long request);
-	/* Whether a region's reads (start in r, end and gaps at the stop) are a count. */
+	/*
+	 * Whether a region's reads (start in r, end and gaps at the stop) are a count. raw[]
+	 * comes with each counter's delta masked to its width at open; a backend that knows the
+	 * width on the CPU the region ran on (the module's page) masks to that instead.
+	 */
 	bool (*region_valid)(const struct pmuser_counters *c, const struct pmuser_region *r,
-			     const uint64_t end[], const uint64_t gaps[]);
+			     const uint64_t end[], const uint64_t gaps[], uint64_t raw[]);
 };
 
 extern const struct pmuser__backend_ops pmuser__module_ops;	/* pmuser_module.c */
@@ -132,8 +136,9 @@ extern const struct pmuser__backend_ops pmuser__clock_ops;	/* pmuser_backend.c *
 int pmuser__read_general(struct pmuser_counters *c, uint64_t values[]);
 
 /*
- * A region's end (pmuser_backend.c): its validity by the backend, then each counter's raw
- * delta and that less the bias. end may be r->raw.
+ * A region's end (pmuser_backend.c): each counter's raw delta and its validity by the
+ * backend (which may mask the deltas otherwise), then the deltas less the bias. end may be
+ * r->raw.
  */
 void pmuser__region_end(struct pmuser_counters *c, struct pmuser_region *r, const uint64_t end[],
 			const uint64_t gaps[]);

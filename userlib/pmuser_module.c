@@ -337,36 +337,28 @@ static int module_read(struct pmuser_counters *c, uint64_t values[])
 }
 
 /*
- * Module backend: the region's reads are usable if the thread stayed on one CPU, that CPU's
- * page did not change (no reload, move or period end was published) and every raw read lies
- * in its published period on the counter the page names.
+ * Module backend: a region counts by the rule of pmuser_page_delta(), its start the mark,
+ * and its supported counters' deltas are masked to the widths the page gives the CPU it ran
+ * on (unsupported counters read 0 and keep theirs).
  */
 static bool module_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
-				const uint64_t end[], const uint64_t gaps[])
+				const uint64_t end[], const uint64_t gaps[], uint64_t raw[])
 {
-	const volatile struct pmuser_page_cpu *rec;
-	struct pmuser_page_slot s;
-	unsigned int i;
+	uint64_t a[PMUSER_COUNTERS_MAX], b[PMUSER_COUNTERS_MAX], d[PMUSER_COUNTERS_MAX];
+	struct pmuser_page_mark m = { r->cpu, r->seq };
+	unsigned int hw[PMUSER_COUNTERS_MAX], i;
 
 	(void)gaps;
-	if (r->cpu < 0 || (unsigned int)r->cpu >= c->page.nr_cpus || pmuser_thread_cpu() != r->cpu ||
-	    (r->seq & 1))
-		return false;
-	rec = pmuser_page_cpu(&c->page, (unsigned int)r->cpu);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	for (i = 0; i < c->nr; i++) {
-		if (!c->ctr[i].supported)
-			continue;
-		s.hw = rec->slot[c->ctr[i].slot].hw;
-		s.bits = rec->slot[c->ctr[i].slot].bits;
-		s.base = rec->slot[c->ctr[i].slot].base;
-		if (s.hw != c->ctr[i].hw || !pmuser_page_raw_usable(&s, r->start[i]) ||
-		    !pmuser_page_raw_usable(&s, end[i]))
-			return false;
+	for (i = 0; i < c->nr_read; i++) {
+		hw[i] = c->ctr[c->read_idx[i]].hw;
+		a[i] = r->start[c->read_idx[i]];
+		b[i] = end[c->read_idx[i]];
 	}
-	/* What was compared belongs to the sequence the region started under. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return rec->seq == r->seq;
+	if (!pmuser_page_delta(&c->page, m, c->read_slot, hw, c->nr_read, a, b, d))
+		return false;
+	for (i = 0; i < c->nr_read; i++)
+		raw[c->read_idx[i]] = d[i];
+	return true;
 }
 
 /* Raw reads through the readers chosen at open; the module never multiplexes. */

@@ -66,6 +66,36 @@ bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark
 	       pmuser_page_cpu(pg, (unsigned int)m.cpu)->seq == m.seq;
 }
 
+bool pmuser_page_delta(const struct pmuser_page *pg, struct pmuser_page_mark m,
+		       const unsigned int slots[], const unsigned int hw[], unsigned int n,
+		       const uint64_t before[], const uint64_t after[], uint64_t delta[])
+{
+	const volatile struct pmuser_page_cpu *rec;
+	bool ok = true;
+	unsigned int i;
+
+	if (!pg->base || (m.seq & 1) || m.cpu < 0 || (unsigned int)m.cpu >= pg->nr_cpus ||
+	    n > PMUSER_PAGE_SLOTS)
+		return false;
+	rec = pmuser_page_cpu(pg, (unsigned int)m.cpu);
+	for (i = 0; i < n && ok; i++) {
+		struct pmuser_page_slot s;
+
+		if (slots[i] >= PMUSER_PAGE_SLOTS)
+			return false;
+		/* Each field loaded once: what is tested is what the delta is masked with. */
+		s.hw = rec->slot[slots[i]].hw;
+		s.bits = rec->slot[slots[i]].bits;
+		s.base = rec->slot[slots[i]].base;
+		ok = s.hw == hw[i] && pmuser_page_raw_usable(&s, before[i]) &&
+		     pmuser_page_raw_usable(&s, after[i]);
+		delta[i] = (after[i] - before[i]) & pmuser_page_mask(&s);
+	}
+	/* Last: the slots' fields belong to the marked sequence only if it is still the CPU's. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return ok && pmuser_thread_cpu() == m.cpu && rec->seq == m.seq;
+}
+
 int pmuser__thread_cpu_slow(void)
 {
 	return sched_getcpu();

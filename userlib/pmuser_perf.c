@@ -888,11 +888,11 @@ static int perf_ctl(struct pmuser_counters *c, unsigned long request)
  * counter was on a counter at both ends and all the time between.
  */
 static bool perf_region_valid(const struct pmuser_counters *c, const struct pmuser_region *r,
-			      const uint64_t end[], const uint64_t gap[])
+			      const uint64_t end[], const uint64_t gap[], uint64_t raw[])
 {
 	unsigned int i;
 
-	(void)end;
+	(void)end, (void)raw;
 	if (!c->enabled || r->seq != c->ctl_gen)
 		return false;
 	for (i = 0; i < c->nr; i++)

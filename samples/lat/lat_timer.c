@@ -60,12 +60,6 @@ static void window_chase(void ***pp, uint64_t iters, uint64_t t[2])
 	t[0] = t0;
 	t[1] = t1;
 }
-
-/* The cycles between a window's two reads of the 64-bit cycle counter. */
-static uint64_t window_cycles(const uint64_t t[2])
-{
-	return t[1] - t[0];
-}
 #elif defined(PMUSER_FAST_V7) || defined(PMUSER_FAST_V6)
 #define HAVE_INLINE_WINDOW 1
 #if defined(PMUSER_FAST_V7)
@@ -117,12 +111,6 @@ static void window_chase(void ***pp, uint64_t iters, uint64_t t[2])
 	*pp = p;
 	t[0] = t0;
 	t[1] = t1;
-}
-
-/* The cycles between a window's two reads of the 32-bit cycle counter. */
-static uint64_t window_cycles(const uint64_t t[2])
-{
-	return (uint32_t)(t[1] - t[0]);
 }
 #else
 #define HAVE_INLINE_WINDOW 0
@@ -244,8 +232,12 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 		snprintf(t->timer, sizeof(t->timer), "%s; %s", pmuser_counters_timer(t->ctr), none);
 	t->nr_events = (unsigned int)nr_events;
 	t->unit = t->backend == PMUSER_BACKEND_CLOCK ? "ns" : "cycles";
-	t->inline_asm = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE;
+	/* The window's asm reads the cycle counter: the set's counter 0 must be on it. */
+	t->inline_asm = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE &&
+			pmuser_counters_hw(t->ctr, 0) == PMUSER_HW_CYCLE;
 	if (t->inline_asm) {
+		t->page = pmuser_counters_page(t->ctr);
+		t->cycle_slot = (unsigned int)pmuser_counters_slot(t->ctr, 0);
 		snprintf(t->method, sizeof(t->method), "one asm block: %s", WINDOW_TEXT);
 		snprintf(t->loop_method, sizeof(t->loop_method),
 			 "one asm block: serialised read, %d x ldr + subs + branch per iteration, "
@@ -299,25 +291,17 @@ static bool window_again(struct lat_timer *t, bool flagged, unsigned int *tries)
 
 #if HAVE_INLINE_WINDOW
 /*
- * An inline window is comparable if the thread stayed on its CPU, the counter page did not
- * change around it (no context switch there, no counter perf reloaded or moved), the page
- * still puts the cycle slot on the cycle counter and both reads lie in its published period:
- * perf's reload of the counter inside the window shows in the reads alone until the
- * interrupt that republishes it is taken (pmuser_counter_read(3)).
+ * Whether an inline window counts, by pmuser_page_delta()'s rule, and its cycles in *d: the
+ * thread stayed on its CPU and was not switched out, and perf neither moved the cycle slot
+ * off the cycle counter nor reloaded it around either read (a reload inside the window shows
+ * in the reads alone until the interrupt that republishes it is taken).
  */
-static bool window_flagged(struct lat_timer *t, struct pmuser_page_mark m, const uint64_t raw[2])
+static bool window_delta(const struct lat_timer *t, struct pmuser_page_mark m,
+			 const uint64_t raw[2], uint64_t *d)
 {
-	const struct pmuser_page *pg = pmuser_counters_page(t->ctr);
-	const volatile struct pmuser_page_slot *s;
-	bool usable;
+	static const unsigned int hw = PMUSER_HW_CYCLE;
 
-	if (m.cpu < 0 || (unsigned int)m.cpu >= pg->nr_cpus)
-		return true;
-	s = &pmuser_page_cpu(pg, (unsigned int)m.cpu)->slot[PMUSER_PAGE_CYCLE_SLOT];
-	usable = s->hw == PMUSER_HW_CYCLE && pmuser_page_raw_usable(s, raw[0]) &&
-		 pmuser_page_raw_usable(s, raw[1]);
-	/* The slot's fields belong to the sequence the mark took (seq checked after them). */
-	return !pmuser_page_unchanged(pg, m) || !usable;
+	return pmuser_page_delta(t->page, m, &t->cycle_slot, &hw, 1, &raw[0], &raw[1], d);
 }
 #endif
 
@@ -329,13 +313,13 @@ uint64_t lat_time_load(struct lat_timer *t, void ***p)
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
 		struct pmuser_page_mark m;
-		uint64_t raw[2];
+		uint64_t raw[2], d = 0;
 
 		do {
-			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
+			m = pmuser_page_mark(t->page);
 			window_load(p, raw);
-		} while (window_again(t, window_flagged(t, m, raw), &tries));
-		return window_cycles(raw);
+		} while (window_again(t, !window_delta(t, m, raw, &d), &tries));
+		return d;
 	}
 #endif
 	do {
@@ -354,13 +338,13 @@ uint64_t lat_time_empty(struct lat_timer *t)
 #if HAVE_INLINE_WINDOW
 	if (t->inline_asm) {
 		struct pmuser_page_mark m;
-		uint64_t raw[2];
+		uint64_t raw[2], d = 0;
 
 		do {
-			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
+			m = pmuser_page_mark(t->page);
 			window_empty(raw);
-		} while (window_again(t, window_flagged(t, m, raw), &tries));
-		return window_cycles(raw);
+		} while (window_again(t, !window_delta(t, m, raw, &d), &tries));
+		return d;
 	}
 #endif
 	do {
@@ -387,14 +371,14 @@ uint64_t lat_time_chase(struct lat_timer *t, void ***p, uint64_t iters, uint64_t
 		uint64_t raw[2];
 
 		/* A read that fails flags its window like a switch does: retried, then disturbed. */
+		d = 0;
 		do {
 			lost = events && pmuser_counters_read(t->ctr, before);
-			m = pmuser_page_mark(pmuser_counters_page(t->ctr));
+			m = pmuser_page_mark(t->page);
 			window_chase(p, iters, raw);
 			if (events && pmuser_counters_read(t->ctr, after))
 				lost = true;
-		} while (window_again(t, lost || window_flagged(t, m, raw), &tries));
-		d = window_cycles(raw);
+		} while (window_again(t, lost || !window_delta(t, m, raw, &d), &tries));
 		for (unsigned int i = 0; events && i < t->nr_events; i++)
 			ev[i] = lost ? 0 : after[i + 1] - before[i + 1];
 		return d;

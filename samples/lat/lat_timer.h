@@ -32,6 +32,9 @@ struct lat_timer {
 	struct pmuser_counters *ctr;
 	enum pmuser_backend backend;
 	bool inline_asm;	/* module backend: the window is one asm block */
+	/* inline_asm: the set's counter page and the slot of its cycle counter in it */
+	const struct pmuser_page *page;
+	unsigned int cycle_slot;
 	const char *unit;	/* "cycles" or "ns" */
 	char method[160];	/* how a single load is timed */
 	char loop_method[160];	/* how the chase loop is timed */

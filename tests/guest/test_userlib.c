@@ -210,42 +210,52 @@ static const unsigned int inline_hw[] = { PMUSER_HW_CYCLE, 0, 1 };
 #define READ_N(c, v) (pmuser_counter_read_n(3, inline_hw, v), 0)
 #define READ_RAW(c, v) pmuser_counters_read_raw(c, v)
 
+/* Whether the window of the set's three counters counts, by pmuser_page_delta(): d[]. */
+static bool window_counts(struct pmuser_counters *c, struct pmuser_page_mark m,
+			  const uint64_t a[3], const uint64_t b[3], uint64_t d[3])
+{
+	unsigned int i, slot[3], hw[3];
+
+	for (i = 0; i < 3; i++) {
+		slot[i] = (unsigned int)pmuser_counters_slot(c, i);
+		hw[i] = (unsigned int)pmuser_counters_hw(c, i);
+	}
+	return pmuser_page_delta(pmuser_counters_page(c), m, slot, hw, 3, a, b, d);
+}
+
 #define WINDOW_FN(name, read, body)						\
 static __attribute__((noinline)) bool name(struct pmuser_counters *c, uint64_t a[3],	\
-					   uint64_t b[3])			\
+					   uint64_t b[3], uint64_t d[3])		\
 {											\
-	const struct pmuser_page *pg = pmuser_counters_page(c);			\
-	struct pmuser_page_mark m = pmuser_page_mark(pg);				\
+	struct pmuser_page_mark m = pmuser_page_mark(pmuser_counters_page(c));	\
 											\
 	if (read(c, a))									\
 		return false;								\
 	body;										\
 	if (read(c, b))									\
 		return false;								\
-	return pmuser_page_unchanged(pg, m);					\
+	return window_counts(c, m, a, b, d);					\
 }
 WINDOW_FN(inline_empty, READ_N, )
 WINDOW_FN(inline_nops_100, READ_N, NOPS(100))
 WINDOW_FN(raw_empty, READ_RAW, )
 WINDOW_FN(raw_nops_100, READ_RAW, NOPS(100))
 
-typedef bool region_fn(struct pmuser_counters *c, uint64_t a[3], uint64_t b[3]);
+typedef bool region_fn(struct pmuser_counters *c, uint64_t a[3], uint64_t b[3],
+		       uint64_t d[3]);
 
 /* The deltas of a quiet inline region (at most 20 tries): true if one came about. */
 static bool inline_deltas(struct pmuser_counters *c, region_fn *fn, uint64_t d[3])
 {
 	uint64_t a[3], b[3];
-	unsigned int i, tries;
+	unsigned int tries;
 
 	for (tries = 0; tries < 20; tries++) {
 		unsigned long sw = thread_switches();
 
 		fp_touch();
-		if (!fn(c, a, b) || thread_switches() != sw)
-			continue;
-		for (i = 0; i < 3; i++)
-			d[i] = (b[i] - a[i]) & (i ? 0xffffffffULL : UINT64_MAX);
-		return true;
+		if (fn(c, a, b, d) && thread_switches() == sw)
+			return true;
 	}
 	return false;
 }

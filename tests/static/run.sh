@@ -4,8 +4,8 @@
 # proven by disassembly (the only way to check ARM1176's c15 encodings: QEMU cannot run them),
 # the public header built as pedantic C11 for every instruction set, the shared library's
 # exports checked against it, a man page for every function of it, the module's names apart
-# from the library's, one now_ns() in the tree, pmu-hello's includes, the layout rules and the
-# fuzzers.
+# from the library's, one now_ns() in the tree, pmu-hello's includes, one rule for raw windows
+# in the tools, the layout rules and the fuzzers.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../emu/env.sh"
@@ -603,6 +603,21 @@ if grep -qE '^#include <pmuser.h>' "$PMUSER_TOP/samples/pmu-hello.c" && [ ! -s "
 	result OK "pmu-hello includes <pmuser.h> and system headers only"
 else
 	result FAIL "pmu-hello includes <pmuser.h> and system headers only" "$tmp/hello"
+fi
+
+# Whether a window of raw reads counts is decided once, by the library's pmuser_page_delta():
+# no tool under samples/ calls the parts of its rule itself (pmuser_page_unchanged(),
+# pmuser_page_raw_usable(), pmuser_page_mask()), and the tools that read raw windows call it.
+grep -rnE --include='*.[ch]' '\<pmuser_page_(unchanged|raw_usable|mask)[[:space:]]*\(' \
+	"$PMUSER_TOP/samples" | sed "s|^$PMUSER_TOP/||" >"$tmp/window"
+for f in samples/pmu-hello.c samples/pmu-overhead.c samples/lat/lat_timer.c; do
+	grep -qE '\<pmuser_page_delta[[:space:]]*\(' "$PMUSER_TOP/$f" ||
+		echo "$f: does not call pmuser_page_delta()" >>"$tmp/window"
+done
+if [ ! -s "$tmp/window" ]; then
+	result OK "samples/ decide raw windows with pmuser_page_delta() alone"
+else
+	result FAIL "samples/ decide raw windows with pmuser_page_delta() alone" "$tmp/window"
 fi
 
 # The layout rules: no include or call cycles between files, shared tool code and functions
