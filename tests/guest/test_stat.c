@@ -79,38 +79,8 @@ static int exit_code(int status)
 	return -1;
 }
 
-/* Whether OUT_FILE contains text; when it does not and log is set, its contents are logged. */
-static int output_search(const char *text, int log)
-{
-	char buf[16384];
-	FILE *f = fopen(OUT_FILE, "r");
-	size_t n;
-
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (strstr(buf, text))
-		return 1;
-	if (log)
-		fprintf(stderr, "# expected '%s' in:\n%s\n", text, buf);
-	return 0;
-}
-
-static int output_has(const char *text)
-{
-	return output_search(text, 1);
-}
-
-/* For text that must not be there: no log. */
-static int output_contains(const char *text)
-{
-	return output_search(text, 0);
-}
-
-/* Whether the file path contains text; when it does not, its contents are logged. */
-static int output_search_in(const char *path, const char *text)
+/* Whether the file path contains text; when it does not and log is set, its contents are logged. */
+static int path_search(const char *path, const char *text, int log)
 {
 	char buf[16384];
 	FILE *f = fopen(path, "r");
@@ -123,8 +93,25 @@ static int output_search_in(const char *path, const char *text)
 	buf[n] = '\0';
 	if (strstr(buf, text))
 		return 1;
-	fprintf(stderr, "# expected '%s' in %s:\n%s\n", text, path, buf);
+	if (log)
+		fprintf(stderr, "# expected '%s' in %s:\n%s\n", text, path, buf);
 	return 0;
+}
+
+static int output_has(const char *text)
+{
+	return path_search(OUT_FILE, text, 1);
+}
+
+/* For text that must not be there: no log. */
+static int output_contains(const char *text)
+{
+	return path_search(OUT_FILE, text, 0);
+}
+
+static int output_search_in(const char *path, const char *text)
+{
+	return path_search(path, text, 1);
 }
 
 static int file_exists(const char *path)
