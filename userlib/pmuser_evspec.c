@@ -138,8 +138,15 @@ static const struct generic {
 
 /* perf's map has no event for the name (the kernel's HW_OP_UNSUPPORTED): not supported. */
 #define NONE	(-1)
-/* ARMv6/ARMv7 perf's cycles: the drivers place event 0xff on the cycle counter, only there. */
+/* ARMv6 perf's cycles: the driver places event 0xff on the cycle counter, only there. */
 #define CCNT	0xff
+/*
+ * ARMv7 cycles. perf's driver places them on the cycle counter (as event 0xff). A counter
+ * set holds that counter for its own cycle count, and a second event for it could never be
+ * scheduled beside it: the name takes the architected CPU_CYCLES event (0x11) instead, which
+ * counts the same cycles on an event counter, as ARMv8's map does.
+ */
+#define V7_CYCLES	0x11
 
 /*
  * The event Linux's perf driver for a core counts for each generic name: the driver's map,
@@ -170,27 +177,27 @@ static const struct perf_map perf_maps[] = {
 	 */
 	/* armv7_a5_perf_map. */
 	{ { "Cortex-A5" },
-	  { CCNT,   0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, NONE,  NONE } },
+	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, NONE,  NONE } },
 	/* armv7_a7_perf_map. */
 	{ { "Cortex-A7" },
-	  { CCNT,   0x08,  0x04,  0x03,  0x0c,  0x10,   0x1d, NONE,  NONE } },
+	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x0c,  0x10,   0x1d, NONE,  NONE } },
 	/* armv7_a8_perf_map: front-end stalls are the A8's instruction-side stalls (0x56). */
 	{ { "Cortex-A8" },
-	  { CCNT,   0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x56,  NONE } },
+	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x56,  NONE } },
 	/*
 	 * armv7_a9_perf_map: instructions are those leaving the A9's register-renaming stage
 	 * (0x68); the stalls are its instruction-cache (0x60) and dispatch (0x66) stalls.
 	 */
 	{ { "Cortex-A9" },
-	  { CCNT,   0x68,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x60,  0x66 } },
+	  { V7_CYCLES, 0x68,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x60,  0x66 } },
 	/*
 	 * armv7_a12_perf_map (the A17's too: its driver setup is the A12's) and
 	 * armv7_a15_perf_map: branches are speculatively executed PC writes (0x76).
 	 */
 	{ { "Cortex-A12", "Cortex-A17" },
-	  { CCNT,   0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
+	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
 	{ { "Cortex-A15" },
-	  { CCNT,   0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
+	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
 };
 
 /*
