@@ -441,6 +441,32 @@ TEST(perf_names_count_as_the_architectural_ones)
 }
 
 /*
+ * perf's generic cycles count beside pmu-stat's own cycle counter on every core: on ARMv7,
+ * whose perf driver puts them on the cycle counter, they are the CPU_CYCLES event, so both
+ * events of the set count the whole run; under an exact -icount a cycle is an instruction.
+ */
+TEST(generic_cycles_count_beside_the_cycle_counter)
+{
+	char *argv[] = { "pmu-stat", "--pin-cpus", "0", "-e", "cycles:u,instructions:u", "-f",
+			 "csv", "-o", CSV_FILE, "--", "pmu-spin", SPIN_ARG, NULL };
+	struct csv_row rows[2];
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, exit_code(run(argv)));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "cycles:u", "all", &rows[0], 1));
+	ASSERT_EQ(1, csv_rows(CSV_FILE, "instructions:u", "all", &rows[1], 1));
+	ksft_print_msg("cycles:u %llu (duty %.3f), instructions:u %llu (duty %.3f)\n",
+		       rows[0].raw, rows[0].duty, rows[1].raw, rows[1].duty);
+	EXPECT_LT(0.999, rows[0].duty);
+	EXPECT_LT(0.999, rows[1].duty);
+	EXPECT_LT(0ULL, rows[0].raw);
+	if (getenv("PMUSER_ICOUNT_EXACT")) {
+		EXPECT_GT(0.001, fabs(rel((double)rows[1].raw, 2.0 * SPIN_ITER)));
+		EXPECT_GT(0.001, fabs(rel((double)rows[0].raw, (double)rows[1].raw)));
+	}
+}
+
+/*
  * counters + extra INST_RETIRED copies on CPU 0: perf multiplexes them and each scales to the
  * full count, per CPU too with per_cpu.
  */
