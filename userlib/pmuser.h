@@ -178,12 +178,14 @@ bool pmuser_page_unchanged(const struct pmuser_page *pg, struct pmuser_page_mark
  * and after[] (pmuser_counter_read_n(), pmuser_counters_read_raw() or asm of one's own)
  * after the mark m. It counts when the mark's CPU is one the page covers and its sequence
  * was stable, the thread is still on that CPU and the CPU's page has not changed since the
- * mark (no switch, nothing republished), every slot still names hw[i] as its counter, and
- * both reads of each lie in the slot's published period (pmuser_page_raw_usable(): not a
- * read perf's reload overtook, nor ARMv7's all ones). Then it returns true with delta[i]
- * after[i] - before[i] masked to the slot's width (32 bits, or 64 for a 64-bit counter);
- * otherwise false, delta[] unspecified, as for an unmapped page, n above PMUSER_PAGE_SLOTS
- * or a slot number not below it. Call it after the last read.
+ * mark (no switch, nothing republished), every slot still names hw[i] as its counter (never
+ * PMUSER_HW_NONE), and both reads of each lie in the slot's published period
+ * (pmuser_page_raw_usable(): not a read perf's reload overtook, nor ARMv7's all ones). Then
+ * it returns true with delta[i] after[i] - before[i] masked to the slot's width (32 bits, or
+ * 64 for a 64-bit counter); otherwise false, delta[] unspecified, as for an unmapped page, n
+ * above PMUSER_PAGE_SLOTS or a slot number not below it. Call it after the last read. pg is
+ * a mapped or unmapped page, never NULL. One case the page cannot show: a read of a counter
+ * perf has just moved, before its first counted event (pmuser_counter_read(3), NOTES).
  */
 bool pmuser_page_delta(const struct pmuser_page *pg, struct pmuser_page_mark m,
 		       const unsigned int slots[], const unsigned int hw[], unsigned int n,

@@ -87,8 +87,9 @@ bool pmuser_page_delta(const struct pmuser_page *pg, struct pmuser_page_mark m,
 		s.hw = rec->slot[slots[i]].hw;
 		s.bits = rec->slot[slots[i]].bits;
 		s.base = rec->slot[slots[i]].base;
-		ok = s.hw == hw[i] && pmuser_page_raw_usable(&s, before[i]) &&
-		     pmuser_page_raw_usable(&s, after[i]);
+		/* A slot perf keeps on no counter keeps its last width and base: never counted. */
+		ok = s.hw != PMUSER_HW_NONE && s.hw == hw[i] &&
+		     pmuser_page_raw_usable(&s, before[i]) && pmuser_page_raw_usable(&s, after[i]);
 		delta[i] = (after[i] - before[i]) & pmuser_page_mask(&s);
 	}
 	/* Last: the slots' fields belong to the marked sequence only if it is still the CPU's. */

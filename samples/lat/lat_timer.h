@@ -2,10 +2,12 @@
 /*
  * Shared by pmu-lat and pmu-sweep: timing loads with a pmuser counter set.
  *
- * With the module backend on ARM, every measurement is ONE asm block that reads the cycle
- * counter itself (serialised: ISB then MRS/MRC), so nothing the compiler emits lands inside
- * the window. Other backends time the same load or loop through the library's region API
- * (perf-mmap: inline read with perf's seqlock; perf-read: read(); clock: clock_gettime).
+ * With the module backend on ARM, where the set's cycles are on the cycle counter (always on
+ * 32-bit ARM; on arm64 unless the core keeps that counter from user reads), every measurement
+ * is ONE asm block that reads it itself (serialised: ISB then MRS/MRC), so nothing the
+ * compiler emits lands inside the window. Other backends time the same load or loop through
+ * the library's region API (perf-mmap: inline read with perf's seqlock; perf-read: read();
+ * clock: clock_gettime).
  * The bias is always the identical measurement with the loads removed.
  */
 #ifndef PMUSER_LAT_TIMER_H

@@ -3,8 +3,9 @@
  * pmu-lat: latency histogram of single dependent loads.
  *
  * Each sample is one window around exactly one `ldr x, [x]` on a pointer chain (module
- * backend: one asm block, serialised cycle-counter reads on both sides); the bias is the same
- * window without the load, sampled alternately with the loads and subtracted (its minimum).
+ * backend with the cycle counter: one asm block, serialised cycle-counter reads on both
+ * sides); the bias is the same window without the load, sampled alternately with the loads
+ * and subtracted (its minimum).
  * Raw values are kept (--raw). Between samples the chain advances --gap untimed steps.
  */
 #include <errno.h>
@@ -332,7 +333,7 @@ static void report_text(FILE *out, const struct report *x)
 	if (pred > 0)
 		fprintf(out, "icount prediction: %g instruction per sample (the load alone)\n", pred);
 	else
-		fprintf(out, "icount prediction: none (no inline window on the %s backend)\n",
+		fprintf(out, "icount prediction: none (the samples are library region reads on the %s backend)\n",
 			pmuser_backend_name(x->t->backend));
 	fprintf(out, "latency (%s, bias-corrected), %zu samples after %llu warm-up:\n",
 		x->t->unit, s->n, (unsigned long long)x->o->warmup);

@@ -131,6 +131,16 @@ TEST_F(page, slot_moved_or_off)
 	EXPECT_TRUE(window(self, 2));
 }
 
+/* A caller's PMUSER_HW_NONE (a counter it was never given) matches no slot, even one off. */
+TEST_F(page, no_counter_never_counts)
+{
+	static const unsigned int none[1] = { PMUSER_HW_NONE };
+
+	self->rec->slot[0].hw = PMUSER_HW_NONE;
+	EXPECT_FALSE(pmuser_page_delta(&self->pg, pmuser_page_mark(&self->pg), &slots[1], none, 1,
+				       &self->before[1], &self->after[1], self->delta));
+}
+
 TEST_F(page, read_outside_the_period)
 {
 	self->before[1] = BASE32 - 1;	/* reloaded, the interrupt still to come */
