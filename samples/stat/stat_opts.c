@@ -161,8 +161,8 @@ static const char *parse_print(const char *arg, void *ctx)
 	unsigned long v;
 
 	if (parse_uint(arg, STAT_MAX_INTERVAL_MS, &v) || v < STAT_MIN_PRINT_MS) {
-		snprintf(why, sizeof(why), "the interval must be %u to %u milliseconds, as in perf",
-			 STAT_MIN_PRINT_MS, STAT_MAX_INTERVAL_MS);
+		snprintf(why, sizeof(why), "the interval must be %u to %u milliseconds (perf's least is %u)",
+			 STAT_MIN_PRINT_MS, STAT_MAX_INTERVAL_MS, STAT_MIN_PRINT_MS);
 		return why;
 	}
 	o->print_ms = (unsigned int)v;
@@ -308,8 +308,9 @@ static void notes(FILE *f)
 		"and -C count every task on the CPUs instead (perf's system-wide, which needs\n"
 		"perf_event_paranoid <= 0 or CAP_PERFMON), -p and -t those threads; each for as long\n"
 		"as the command runs (perf's count until Ctrl-C, without a command, is refused).\n"
-		"Renamed where perf means something else: pmu-stat's old -I MS (how often counts\n"
-		"are read) is --read-period MS, its old -C LIST (the command's CPUs) --pin-cpus.\n"
+		"How often counts are read is --read-period MS; the CPUs the command may run on,\n"
+		"--pin-cpus LIST. Each -e is one event set, which perf opens as one group where\n"
+		"the PMU holds it at once; the module backend takes sets in turns.\n"
 		"Examples:\n"
 		"  pmu-stat -e instructions:u,cycles:u -- ./prog\n"
 		"  pmu-stat -e inst_retired,armv8_pmuv3_0/event=0x3/k -e branch-misses -- ./prog\n"

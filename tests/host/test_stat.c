@@ -122,7 +122,7 @@ TEST(options_refused)
 		{ "--", NULL, NULL, "no command" },
 		{ "-e", "inst_retired", NULL, "no command" },
 		{ "-I", "0", "x", "-I '0'" },
-		{ "-I", "9", "x", "10 to 60000 milliseconds, as in perf" },
+		{ "-I", "9", "x", "10 to 60000 milliseconds (perf's least is 10)" },
 		{ "-I", "60001", "x", "10 to 60000" },
 		{ "--read-period", "0", "x", "1 to 60000" },
 		{ "-p", "0", "x", "-p '0'" },
