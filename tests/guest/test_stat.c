@@ -1444,10 +1444,16 @@ TEST(interval_lines_match_perf_stat)
 	ASSERT_EQ(0, run_into(PERF_OUT, 0, pf_argv)) log_file("perf", PERF_OUT);
 	npf = xlines_read(PERF_OUT, 1, false, pf, XLINES_MAX);
 	ASSERT_LE(6, npf) log_file("perf", PERF_OUT);
+	/*
+	 * The last interval is cut short by the command's exit at a moment of its own in each
+	 * tool, and perf prints no metric for one whose count is 0: metrics compare on the
+	 * whole intervals before it.
+	 */
 	for (k = 0; k < npf && k < nps; k++) {
 		EXPECT_EQ(strlen(pf[k].prefix[0]), strlen(ps[k].prefix[0]));
 		EXPECT_STREQ(pf[k].event, ps[k].event);
-		EXPECT_STREQ(pf[k].munit, ps[k].munit);
+		if (k + 2 < npf && k + 2 < nps)
+			EXPECT_STREQ(pf[k].munit, ps[k].munit) TH_LOG("line %d of %d", k, npf);
 	}
 	ksft_print_msg("second interval: pmu-stat %s in %s..%s s, perf %s in %s..%s s\n",
 		       ps[2].value, ps[0].prefix[0], ps[2].prefix[0], pf[2].value, pf[0].prefix[0],
