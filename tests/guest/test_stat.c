@@ -1103,6 +1103,35 @@ static bool have_perf(void)
 	return true;
 }
 
+/* Guest seconds a command of these tests may take: each takes at most about 2. */
+#define RUN_LIMIT_S	8
+
+/*
+ * The exit status of child pid running argv, or -2 when it ran past RUN_LIMIT_S: then it
+ * is killed and named, so that a hung command fails its test by name, not the harness's
+ * timeout.
+ */
+static int wait_bounded(pid_t pid, char *const argv[])
+{
+	const struct timespec tick = { 0, 10000000 };
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + RUN_LIMIT_S * 1000000000ULL;
+	int status = -1;
+	pid_t r;
+
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0 || (r < 0 && errno == EINTR)) {
+		if (now_ns(CLOCK_MONOTONIC) > end) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			ksft_print_msg("%s %s ... did not finish in %d s: killed\n", argv[0],
+				       argv[1] ? argv[1] : "", RUN_LIMIT_S);
+			return -2;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return r < 0 ? -1 : exit_code(status);
+}
+
 /*
  * Runs argv as uid (0: as this process is) with its stdout and stderr in path: the exit
  * status, or -1. perf and pmu-stat both write -x lines to stderr. The address space is laid
@@ -1112,7 +1141,6 @@ static bool have_perf(void)
  */
 static int run_into(const char *path, uid_t uid, char *const argv[])
 {
-	int status = -1;
 	pid_t pid;
 
 	fflush(NULL);
@@ -1133,9 +1161,7 @@ static int run_into(const char *path, uid_t uid, char *const argv[])
 	}
 	if (pid < 0)
 		return -1;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return exit_code(status);
+	return wait_bounded(pid, argv);
 }
 
 /* Logs a file's text, for a failed comparison. */
@@ -1174,8 +1200,9 @@ static void both_x(struct __test_metadata *_metadata, uid_t uid, const char *spe
  * Both tools' lines for spec agree: as many, the same events by name in the same order,
  * the same empty unit, both counted full time (100.00 %), run times of the counters, the
  * same metric. Counts of user mode (:u) over two loop lengths: the difference of the two is
- * 2 per iteration to the instruction in both; and each count is within a few thousand of
- * perf's (perf's environment takes the loader a few hundred instructions more). The two
+ * 2 per iteration to the instruction in pmu-stat, and within 10,000 of it in perf; each
+ * count is within 10,000 of perf's (perf's environment takes the loader 890 instructions
+ * more, and some of perf's runs a few thousand more than its others). The two
  * lengths are written with as many digits, so that the command's arguments and stack are
  * laid out alike and only the loop differs.
  */
@@ -1215,11 +1242,15 @@ static void x_lines_agree(struct __test_metadata *_metadata, uid_t uid, const ch
 			continue;
 		ksft_print_msg("  +1e6 iterations: pmu-stat %+lld, perf %+lld; pmu-stat - perf %+lld\n",
 			       da, db, xvalue(a) - xvalue(b));
-		EXPECT_GT(5000, llabs(xvalue(a) - xvalue(b)));
-		if (getenv("PMUSER_ICOUNT_EXACT")) {
+		/*
+		 * pmu-stat's difference is exact. perf's runs are not: some count up to 3,300
+		 * user instructions more than the others (arm64-6.12, arm64-7.3-rt), so perf's
+		 * difference and the tools' counts are held to 10,000.
+		 */
+		EXPECT_GT(10000, llabs(xvalue(a) - xvalue(b)));
+		if (getenv("PMUSER_ICOUNT_EXACT"))
 			EXPECT_EQ(2000000, da);
-			EXPECT_EQ(2000000, db);
-		}
+		EXPECT_GT(10000, llabs(db - 2000000));
 	}
 }
 
