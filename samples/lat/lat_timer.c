@@ -242,17 +242,15 @@ int lat_timer_open(struct lat_timer *t, enum pmuser_backend backend, int cpu,
 		snprintf(t->loop_method, sizeof(t->loop_method),
 			 "one asm block: serialised read, %d x ldr + subs + branch per iteration, "
 			 "serialised read", LAT_UNROLL);
-	} else if (HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE) {
-		/* The core keeps the cycle counter from user reads: cycles on an event counter. */
-		snprintf(t->method, sizeof(t->method),
-			 "library region reads (module backend; the set's cycles are on an event counter, the asm window reads the cycle counter) around one load");
-		snprintf(t->loop_method, sizeof(t->loop_method),
-			 "library region reads (module backend) around an asm loop of %d loads",
-			 LAT_UNROLL);
 	} else {
+		/* On the module backend the core keeps the cycle counter from user reads. */
+		const char *no_window = HAVE_INLINE_WINDOW && t->backend == PMUSER_BACKEND_MODULE ?
+			"; the set's cycles are on an event counter, the asm window reads the cycle counter" :
+			", no inline window";
+
 		snprintf(t->method, sizeof(t->method),
-			 "library region reads (%s backend, no inline window) around one load",
-			 pmuser_backend_name(t->backend));
+			 "library region reads (%s backend%s) around one load",
+			 pmuser_backend_name(t->backend), no_window);
 		snprintf(t->loop_method, sizeof(t->loop_method),
 			 "library region reads (%s backend) around an asm loop of %d loads",
 			 pmuser_backend_name(t->backend), LAT_UNROLL);
