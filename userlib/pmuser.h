@@ -332,6 +332,25 @@ void pmuser_counters_attr_init(struct pmuser_counters_attr *attr);
 int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_counters **out,
 			 char *why, size_t whylen);
 void pmuser_counters_close(struct pmuser_counters *c);
+/*
+ * Module backend: replaces the set's events with events[0..nr_events-1] (as in
+ * pmuser_counters_attr.events), keeping its cycle counter, CPU, modes and flags, on the
+ * counters the module holds for it. For rotating event sets through a PMU with fewer
+ * counters, each set in turn, at a period of the caller's choosing. Counts restart at 0,
+ * pmuser_counters_nr() and the names follow the new events, the calibrated bias is dropped,
+ * and the hardware counters and slots may move: take pmuser_counters_hw() and _slot() again.
+ * Returns 0, or -errno with why (whylen bytes, may be NULL) naming the step that failed:
+ * -EINVAL (bad arguments; the set is unchanged), -EOPNOTSUPP on the other backends (the set
+ * is unchanged) or for an event the CPU does not count without PMUSER_COUNTERS_OPTIONAL,
+ * -EBUSY where perf has no counters for the events (another perf user holds them), or the
+ * error of a device call. After a failure past the argument checks the set holds nothing:
+ * every counter reads as unsupported, pmuser_counters_read(), _read_raw() and _reset() fail
+ * with -ENODATA and regions are invalid, until a reconfiguration succeeds. Like the open,
+ * it probes the new counters with pmuser_counter_probe(), so it is not thread-safe.
+ */
+int pmuser_counters_reconfigure(struct pmuser_counters *c,
+				const struct pmuser_evspec_entry events[], size_t nr_events,
+				char *why, size_t whylen);
 
 enum pmuser_backend pmuser_counters_backend(const struct pmuser_counters *c);
 /* The counter page of a module-backend set (unmapped, base NULL, on other backends). */

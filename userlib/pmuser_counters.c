@@ -29,7 +29,8 @@ static int no_read_raw(struct pmuser_counters *c, uint64_t values[])
 	return -EOPNOTSUPP;
 }
 
-static void backend_reset(struct pmuser_counters *c)
+/* Every counter as no backend has touched it yet. */
+static void ctr_reset(struct pmuser_counters *c)
 {
 	unsigned int i, p;
 
@@ -44,6 +45,11 @@ static void backend_reset(struct pmuser_counters *c)
 		if (c->ctr[i].is_cycles)
 			snprintf(c->ctr[i].name, sizeof(c->ctr[i].name), "cycles");
 	}
+}
+
+static void backend_reset(struct pmuser_counters *c)
+{
+	ctr_reset(c);
 	c->dev_fd = -1;
 	c->read_all = pmuser__read_general;
 	c->read_raw = no_read_raw;
@@ -115,6 +121,44 @@ static uint32_t count_flags(uint32_t flags)
 	return flags;
 }
 
+/* The counters c->attr asks for: the cycle counter first, then the events in order. */
+static void ctr_fill(struct pmuser_counters *c)
+{
+	const struct pmuser_counters_attr *attr = &c->attr;
+	size_t i;
+
+	memset(c->ctr, 0, sizeof(c->ctr));
+	c->nr = 0;
+	if (attr->flags & PMUSER_COUNTERS_CYCLES) {
+		c->ctr[0].is_cycles = true;
+		c->ctr[0].flags = count_flags(attr->cycle_flags);
+		c->nr = 1;
+	}
+	for (i = 0; i < attr->nr_events; i++) {
+		struct pmuser_ctr *ctr = &c->ctr[c->nr++];
+		const struct pmuser_evspec_entry *e = &attr->events[i];
+
+		ctr->event = e->event;
+		ctr->flags = count_flags(e->flags);
+		if (e->name)
+			snprintf(ctr->name, sizeof(ctr->name), "%s", e->name);
+		else
+			snprintf(ctr->name, sizeof(ctr->name), "0x%x", e->event);
+	}
+}
+
+/* Reasons are joined with "; ": drops the last separator. */
+static void why_end(char *why, size_t whylen)
+{
+	size_t len;
+
+	if (!why || !whylen)
+		return;
+	len = strnlen(why, whylen);
+	if (len >= 2 && !strcmp(why + len - 2, "; "))
+		why[len - 2] = '\0';
+}
+
 int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_counters **out,
 			 char *why, size_t whylen)
 {
@@ -152,22 +196,7 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 	if (!c)
 		return -ENOMEM;
 	c->attr = *attr;
-	if (attr->flags & PMUSER_COUNTERS_CYCLES) {
-		c->ctr[0].is_cycles = true;
-		c->ctr[0].flags = count_flags(attr->cycle_flags);
-		c->nr = 1;
-	}
-	for (i = 0; i < attr->nr_events; i++) {
-		struct pmuser_ctr *ctr = &c->ctr[c->nr++];
-		const struct pmuser_evspec_entry *e = &attr->events[i];
-
-		ctr->event = e->event;
-		ctr->flags = count_flags(e->flags);
-		if (e->name)
-			snprintf(ctr->name, sizeof(ctr->name), "%s", e->name);
-		else
-			snprintf(ctr->name, sizeof(ctr->name), "0x%x", e->event);
-	}
+	ctr_fill(c);
 
 	if (want != PMUSER_BACKEND_AUTO) {
 		ret = open_backend(c, want, why, whylen);
@@ -191,19 +220,55 @@ int pmuser_counters_open(const struct pmuser_counters_attr *attr, struct pmuser_
 		if (ret && ret != -EOPNOTSUPP && ret != -ENOSPC)
 			ret = -ENODEV;
 	}
-	if (why && whylen) {
-		size_t len = strnlen(why, whylen);
-
-		/* Reasons are joined with "; "; drop the last separator. */
-		if (len >= 2 && !strcmp(why + len - 2, "; "))
-			why[len - 2] = '\0';
-	}
+	why_end(why, whylen);
 	if (ret) {
 		free(c);
 		return ret;
 	}
 	*out = c;
 	return 0;
+}
+
+int pmuser_counters_reconfigure(struct pmuser_counters *c,
+				const struct pmuser_evspec_entry events[], size_t nr_events,
+				char *why, size_t whylen)
+{
+	struct pmuser_counters_attr attr;
+	const char *bad;
+	int ret;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (!c || (nr_events && !events)) {
+		pmuser__why_add(why, whylen, "invalid arguments: %s is NULL", c ? "events" : "c");
+		return -EINVAL;
+	}
+	if (!c->ops->reconfigure) {
+		pmuser__why_add(why, whylen, "%s: a set's events are fixed when it is opened",
+				pmuser_backend_name(c->backend));
+		return -EOPNOTSUPP;
+	}
+	if (nr_events > PMUSER_MAX_EVENTS) {
+		pmuser__why_add(why, whylen, "invalid counter attributes: more events than PMUSER_MAX_EVENTS");
+		return -EINVAL;
+	}
+	attr = c->attr;
+	attr.nr_events = nr_events;
+	if (nr_events)
+		memcpy(attr.events, events, nr_events * sizeof(events[0]));
+	bad = check_attr(&attr);
+	if (bad) {
+		pmuser__why_add(why, whylen, "invalid counter attributes: %s", bad);
+		return -EINVAL;
+	}
+	c->attr = attr;
+	ctr_fill(c);
+	ctr_reset(c);
+	memset(c->bias, 0, sizeof(c->bias));
+	ret = c->ops->reconfigure(c, why, whylen);
+	why_end(why, whylen);
+	c->t_base = now_ns(CLOCK_MONOTONIC_RAW);
+	return ret;
 }
 
 void pmuser_counters_close(struct pmuser_counters *c)

@@ -80,6 +80,7 @@ struct pmuser_counters {
 	unsigned int nr_pmus;		/* perf: CPU PMUs the events are opened on (>= 1) */
 	uint32_t pmu_type[PMUSER__PERF_PMUS];	/* their perf types; 0: perf routes the event */
 	bool enabled;			/* perf: counting since the library last started the set */
+	bool lost;			/* module: a reconfiguration failed, nothing is held */
 	uint32_t ctl_gen;		/* perf: moves at every enable, disable and reset;
 					 * clock: at every reset */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
@@ -103,6 +104,11 @@ struct pmuser__backend_ops {
 	int (*open)(struct pmuser_counters *c, char *why, size_t whylen);
 	/* What open acquired beyond the device and page, which close releases for all. */
 	void (*close)(struct pmuser_counters *c);
+	/*
+	 * The set's counters (ctr[], from attr, as at open) replace the held ones: 0, or -errno
+	 * with the reason appended to why, the set then holding nothing. NULL: fixed at open.
+	 */
+	int (*reconfigure)(struct pmuser_counters *c, char *why, size_t whylen);
 	/*
 	 * Raw reads of every counter, last to first for a region's start; gaps may be NULL. A
 	 * read that fails (-errno) leaves every gap PMUSER_GAP_OFF, so that no region pairs it.

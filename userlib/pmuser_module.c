@@ -48,25 +48,17 @@ static bool module_reads_work(struct pmuser_counters *c)
 	return true;
 }
 
-/* request: the ioctl that failed (its cause is named), or 0 for other steps. */
-static int module_fail_req(struct pmuser_counters *c, int ret, char *why, size_t whylen,
-			   const char *what, unsigned long request)
+/*
+ * Appends what failed and why (request: the ioctl that failed, whose cause is named, or 0 for
+ * other steps) and returns ret.
+ */
+static int module_why(int ret, char *why, size_t whylen, const char *what, unsigned long request)
 {
 	char cause[256];
 
 	pmuser_device_why(request, ret, cause, sizeof(cause));
 	pmuser__why_add(why, whylen, "module: %s: %s; ", what, cause);
-	pmuser_page_unmap(&c->page);
-	if (c->dev_fd >= 0)
-		close(c->dev_fd);
-	c->dev_fd = -1;
 	return ret;
-}
-
-static int module_fail(struct pmuser_counters *c, int ret, char *why, size_t whylen,
-		       const char *what)
-{
-	return module_fail_req(c, ret, why, whylen, what, 0);
 }
 
 /*
@@ -120,7 +112,7 @@ static int config_build(struct pmuser_counters *c, const struct pmuser_cpu_info 
 			ctr->event = EVENT_CPU_CYCLES;
 		if (!pmuser_event_supported(ci, ctr->event)) {
 			if (!(c->attr.flags & PMUSER_COUNTERS_OPTIONAL))
-				return module_fail(c, -EOPNOTSUPP, why, whylen, ctr->name);
+				return module_why(-EOPNOTSUPP, why, whylen, ctr->name, 0);
 			ctr->supported = false;
 			continue;
 		}
@@ -185,7 +177,7 @@ static int grants_before(struct pmuser_counters *c, const struct pmuser_info *in
 
 	st = calloc(c->attr.cpu >= 0 ? 1 : nr, sizeof(*st));
 	if (!st)
-		return module_fail(c, -ENOMEM, why, whylen, "grant states");
+		return module_why(-ENOMEM, why, whylen, "grant states", 0);
 	if (c->attr.cpu >= 0)
 		grant_state(&st[n++], info, ci);
 	for (cpu = 0; c->attr.cpu < 0 && cpu < nr; cpu++)
@@ -196,7 +188,7 @@ static int grants_before(struct pmuser_counters *c, const struct pmuser_info *in
 	path = pmuser__reader_decide(st, n, &need, reason, sizeof(reason));
 	free(st);
 	if (path == PMUSER__PATH_PERF_TASK)
-		return module_fail(c, -EOPNOTSUPP, why, whylen, reason);
+		return module_why(-EOPNOTSUPP, why, whylen, reason, 0);
 	c->cycles_on_event = path == PMUSER__PATH_CYCLES_EVENT;
 	return 0;
 }
@@ -223,17 +215,81 @@ static int grants_after(struct pmuser_counters *c, const struct pmuser_info *inf
 			need.event_mask |= 1u << c->ctr[i].hw;
 	}
 	if (pmuser__reader_decide(&st, 1, &need, reason, sizeof(reason)) == PMUSER__PATH_PERF_TASK)
-		return module_fail(c, -EPERM, why, whylen, reason);
+		return module_why(-EPERM, why, whylen, reason, 0);
+	return 0;
+}
+
+/* The timer behind the set's cycles, for pmuser_counters_timer(). */
+static void module_timer(struct pmuser_counters *c, const struct pmuser_cpu_info *ci)
+{
+	if (c->cycles_on_event)
+		snprintf(c->timer, sizeof(c->timer), "PMEVCNTR%u_EL0 counting CPU_CYCLES inline",
+			 c->ctr[0].hw);
+	else
+		snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
+			 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? "PMCCNTR_EL0" :
+			 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 ? "PMCCNTR (c9)" : "CCNT (c15)",
+			 ci->cycle_bits);
+}
+
+/*
+ * Holds the set's counters (ctr[], from attr) through CONFIGURE, which replaces what the file
+ * held, and chooses their readers. At open (first) it maps the page and grants the thread.
+ */
+static int module_hold(struct pmuser_counters *c, const struct pmuser_info *info, bool first,
+		       char *why, size_t whylen)
+{
+	const struct pmuser_counters_attr *a = &c->attr;
+	struct pmuser_config cfg = { 0 };
+	struct pmuser_cpu_info ci;
+	unsigned int cpu;
+	int ret;
+
+	if (a->cpu >= 0)
+		cfg.cpus[a->cpu / 64] = 1ULL << (a->cpu % 64);
+	cpu = a->cpu >= 0 ? (unsigned int)a->cpu : (unsigned int)sched_getcpu();
+	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
+	if (ret)
+		return module_why(ret, why, whylen, "PMUSER_IOC_CPU_INFO", PMUSER_IOC_CPU_INFO);
+	ret = grants_before(c, info, &ci, why, whylen);
+	if (!ret)
+		ret = config_build(c, &ci, &cfg, why, whylen);
+	if (ret)
+		return ret;
+	ret = pmuser_device_configure(c->dev_fd, &cfg);
+	if (ret)
+		return module_why(ret, why, whylen, "PMUSER_IOC_CONFIGURE", PMUSER_IOC_CONFIGURE);
+	config_layout(c, &cfg);
+	if (first) {
+		ret = pmuser_page_map(c->dev_fd, &c->page);
+		if (ret)
+			return module_why(ret, why, whylen, "mapping the counter page", 0);
+	}
+	page_widths(c, (unsigned int)sched_getcpu());
+	pmuser__module_readers(c, ci.pmu_version, info->page_flags);
+	/*
+	 * EEXIST: the program granted this thread itself (through another file, or for the
+	 * threads it creates too); reads work while that grant lasts. A grant outlives the
+	 * configurations that replace each other under it.
+	 */
+	if (first) {
+		ret = pmuser_device_grant(c->dev_fd, 0);
+		if (ret && ret != -EEXIST)
+			return module_why(ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
+	}
+	ret = grants_after(c, info, why, whylen);
+	if (ret)
+		return ret;
+	if (!module_reads_work(c))
+		return module_why(-EPERM, why, whylen, "inline read traps (SIGILL)", 0);
+	module_timer(c, &ci);
 	return 0;
 }
 
 static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
-	struct pmuser_config cfg = { 0 };
-	struct pmuser_cpu_info ci;
 	struct pmuser_info info;
-	unsigned int cpu;
 	int ret;
 
 	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE) {
@@ -248,70 +304,80 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 	if (c->dev_fd < 0) {
 		ret = c->dev_fd;
 		c->dev_fd = -1;
-		return module_fail(c, ret, why, whylen, PMUSER_DEVICE);
+		return module_why(ret, why, whylen, PMUSER_DEVICE, 0);
 	}
 	ret = pmuser_device_info(c->dev_fd, &info);
-	if (ret)
-		return module_fail(c, ret, why, whylen, "PMUSER_IOC_INFO");
+	if (ret) {
+		module_why(ret, why, whylen, "PMUSER_IOC_INFO", PMUSER_IOC_INFO);
+		goto fail;
+	}
 	if (info.abi_version != PMUSER_ABI_VERSION) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "the module's ABI is %u, this library's %u",
 			 info.abi_version, PMUSER_ABI_VERSION);
-		return module_fail(c, -EPROTO, why, whylen, what);
+		ret = module_why(-EPROTO, why, whylen, what, 0);
+		goto fail;
 	}
-	if (info.arch != PMUSER_FAST_ARCH)
-		return module_fail(c, -EOPNOTSUPP, why, whylen, "module and program architectures differ");
+	if (info.arch != PMUSER_FAST_ARCH) {
+		ret = module_why(-EOPNOTSUPP, why, whylen,
+				 "module and program architectures differ", 0);
+		goto fail;
+	}
 	if (a->cpu >= 0) {
-		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS)
-			return module_fail(c, -EINVAL, why, whylen, "CPU number");
-		cfg.cpus[a->cpu / 64] = 1ULL << (a->cpu % 64);
+		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS) {
+			ret = module_why(-EINVAL, why, whylen, "CPU number", 0);
+			goto fail;
+		}
 		ret = pmuser_thread_pin(a->cpu);
-		if (ret)
-			return module_fail(c, ret, why, whylen, "pinning to the CPU");
+		if (ret) {
+			module_why(ret, why, whylen, "pinning to the CPU", 0);
+			goto fail;
+		}
 	}
-	cpu = a->cpu >= 0 ? (unsigned int)a->cpu : (unsigned int)sched_getcpu();
-	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
+	ret = module_hold(c, &info, true, why, whylen);
 	if (ret)
-		return module_fail(c, ret, why, whylen, "PMUSER_IOC_CPU_INFO");
-	ret = grants_before(c, &info, &ci, why, whylen);
-	if (ret)
-		return ret;
-	ret = config_build(c, &ci, &cfg, why, whylen);
-	if (ret)
-		return ret;
-	ret = pmuser_device_configure(c->dev_fd, &cfg);
-	if (ret)
-		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_CONFIGURE",
-				       PMUSER_IOC_CONFIGURE);
-	config_layout(c, &cfg);
-	ret = pmuser_page_map(c->dev_fd, &c->page);
-	if (ret)
-		return module_fail(c, ret, why, whylen, "mapping the counter page");
-	page_widths(c, (unsigned int)sched_getcpu());
-	pmuser__module_readers(c, ci.pmu_version, info.page_flags);
-	/*
-	 * EEXIST: the program granted this thread itself (through another file, or for the
-	 * threads it creates too); reads work while that grant lasts.
-	 */
-	ret = pmuser_device_grant(c->dev_fd, 0);
-	if (ret && ret != -EEXIST)
-		return module_fail_req(c, ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
-	ret = grants_after(c, &info, why, whylen);
-	if (ret)
-		return ret;
-	if (!module_reads_work(c))
-		return module_fail(c, -EPERM, why, whylen, "inline read traps (SIGILL)");
-	if (c->cycles_on_event) {
-		snprintf(c->timer, sizeof(c->timer), "PMEVCNTR%u_EL0 counting CPU_CYCLES inline",
-			 c->ctr[0].hw);
-		return 0;
-	}
-	snprintf(c->timer, sizeof(c->timer), "%s inline (%u-bit, 1 cycle)",
-		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV8_A64 ? "PMCCNTR_EL0" :
-		 PMUSER_FAST_ARCH == PMUSER_ARCH_ARMV7 ? "PMCCNTR (c9)" : "CCNT (c15)",
-		 ci.cycle_bits);
+		goto fail;
 	return 0;
+fail:
+	pmuser_page_unmap(&c->page);
+	close(c->dev_fd);
+	c->dev_fd = -1;
+	return ret;
+}
+
+/* A set whose reconfiguration failed: no counter is read, no read or region counts. */
+static int module_lost_read_raw(struct pmuser_counters *c, uint64_t values[])
+{
+	(void)c;
+	(void)values;
+	return -ENODATA;
+}
+
+static int module_reconfigure(struct pmuser_counters *c, char *why, size_t whylen)
+{
+	struct pmuser_info info;
+	unsigned int i;
+	int ret;
+
+	ret = pmuser_device_info(c->dev_fd, &info);
+	if (ret)
+		module_why(ret, why, whylen, "PMUSER_IOC_INFO", PMUSER_IOC_INFO);
+	else
+		ret = module_hold(c, &info, false, why, whylen);
+	c->lost = ret != 0;
+	if (!ret)
+		return 0;
+	/*
+	 * The module may have put the previous configuration back, on other counters: the set
+	 * reads none of them.
+	 */
+	for (i = 0; i < c->nr; i++)
+		c->ctr[i].supported = false;
+	c->nr_read = 0;
+	pmuser__module_readers(c, 0, 0);
+	c->read_raw = module_lost_read_raw;
+	return ret;
 }
 
 /* Module backend: counts through the counter page, continuous across perf's reloads. */
@@ -321,6 +387,8 @@ static int module_read(struct pmuser_counters *c, uint64_t values[])
 	unsigned int i;
 	int cpu, ret;
 
+	if (c->lost)
+		return -ENODATA;
 	ret = pmuser_page_read(&c->page, c->read_slot, c->nr_read, v, &cpu);
 	if (ret)
 		return ret;
@@ -349,6 +417,8 @@ static bool module_region_valid(const struct pmuser_counters *c, const struct pm
 	unsigned int hw[PMUSER_COUNTERS_MAX], i;
 
 	(void)gaps;
+	if (c->lost)
+		return false;
 	for (i = 0; i < c->nr_read; i++) {
 		hw[i] = c->ctr[c->read_idx[i]].hw;
 		a[i] = r->start[c->read_idx[i]];
@@ -371,9 +441,14 @@ static int module_read_raw(struct pmuser_counters *c, uint64_t values[], uint64_
 	return 0;
 }
 
-/* The module's counters run as long as they are held; a reset restarts them at 0. */
+/*
+ * The module's counters run as long as they are held; a reset restarts them at 0. A set
+ * that holds nothing has nothing to start or reset.
+ */
 static int module_ctl(struct pmuser_counters *c, unsigned long request)
 {
+	if (c->lost)
+		return -ENODATA;
 	switch (request) {
 	case PERF_EVENT_IOC_ENABLE:
 		return 0;
@@ -386,6 +461,7 @@ static int module_ctl(struct pmuser_counters *c, unsigned long request)
 
 const struct pmuser__backend_ops pmuser__module_ops = {
 	.open = module_open,
+	.reconfigure = module_reconfigure,
 	.read_raw = module_read_raw,
 	.read = module_read,
 	.ctl = module_ctl,

@@ -162,6 +162,108 @@ TEST(region_exact_perf_read)
 }
 
 /*
+ * A module set given other events (pmu-stat's rotation): it counts from 0 again, with the new
+ * events' names and counters, exact regions once calibrated again (the bias is dropped); a
+ * reconfiguration perf has no room for leaves it holding nothing, every read failing and
+ * every region invalid, until one succeeds; bad arguments leave it as it was, and a perf
+ * set's events stay fixed.
+ */
+TEST(module_set_reconfigures)
+{
+	static const uint32_t one[] = { EV_INST_RETIRED };
+	struct pmuser_evspec_entry ev[PMUSER_MAX_EVENTS];
+	uint64_t v[PMUSER_COUNTERS_MAX];
+	struct pmuser_counters *c, *p;
+	struct pmuser_cpu_info ci;
+	struct pmuser_region r;
+	unsigned int i, n;
+	char why[320];
+	int fd, ret;
+
+	REQUIRE_COUNTING();
+	ASSERT_EQ(0, pmuser_thread_pin(0));
+	fd = pmuser_device_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pmuser_device_cpu_info(fd, 0, &ci));
+	close(fd);
+	n = ci.nr_counters;
+	ASSERT_LT(0U, n);
+	ASSERT_GT(PMUSER_MAX_EVENTS, n);
+	for (i = 0; i < PMUSER_MAX_EVENTS; i++)
+		ev[i] = (struct pmuser_evspec_entry){ .event = EV_INST_RETIRED,
+						      .name = "INST_RETIRED" };
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_MODULE, true, one, 1, 0, &c));
+	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+	spin2(500000);
+
+	/* Bad arguments change nothing. */
+	EXPECT_EQ(-EINVAL, pmuser_counters_reconfigure(c, NULL, 1, why, sizeof(why)));
+	EXPECT_EQ(-EINVAL, pmuser_counters_reconfigure(c, ev, PMUSER_MAX_EVENTS + 1, why,
+						       sizeof(why)));
+	EXPECT_TRUE(strstr(why, "PMUSER_MAX_EVENTS") != NULL) TH_LOG("%s", why);
+	EXPECT_EQ(2U, pmuser_counters_nr(c));
+	EXPECT_LT(0, pmuser_region_bias(c, 1));
+	ASSERT_EQ(0, pmuser_counters_read(c, v));
+	EXPECT_LE(1000000, v[1]);
+
+	ASSERT_EQ(0, pmuser_counters_reconfigure(c, ev, 2, why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, pmuser_counters_read(c, v));
+	EXPECT_EQ(3U, pmuser_counters_nr(c));
+	EXPECT_STREQ("cycles", pmuser_counters_name(c, 0));
+	EXPECT_STREQ("INST_RETIRED", pmuser_counters_name(c, 2));
+	EXPECT_EQ(0, pmuser_region_bias(c, 1));
+	for (i = 1; i < 3; i++) {
+		EXPECT_GT(100000, v[i]) TH_LOG("counter %u after the reconfiguration", i);
+		EXPECT_LE(0, pmuser_counters_hw(c, i));
+		EXPECT_LE(0, pmuser_counters_slot(c, i));
+	}
+	EXPECT_NE(pmuser_counters_hw(c, 1), pmuser_counters_hw(c, 2));
+	ASSERT_EQ(0, pmuser_region_calibrate(c, 200));
+	if (getenv("PMUSER_ICOUNT_EXACT")) {
+		/* QEMU counts another vCPU's turn inside a region on this one's counters too. */
+		other_cpus_set(0);
+		quiet_nops_100(c, &r);
+		other_cpus_set(1);
+		EXPECT_TRUE(r.valid);
+		EXPECT_EQ(100, r.delta[0]);
+		EXPECT_EQ(100, r.delta[1]);
+		EXPECT_EQ(100, r.delta[2]);
+	}
+
+	/* One event more than the CPU has counters: the set holds nothing. */
+	ret = pmuser_counters_reconfigure(c, ev, n + 1, why, sizeof(why));
+	TH_LOG("%u events on %u counters: %s (%s)", n + 1, n, strerror(-ret), why);
+	EXPECT_GT(0, ret);
+	EXPECT_TRUE(strstr(why, "module: ") != NULL) TH_LOG("%s", why);
+	EXPECT_FALSE(pmuser_counters_supported(c, 0));
+	EXPECT_FALSE(pmuser_counters_supported(c, 1));
+	EXPECT_EQ(-ENODATA, pmuser_counters_read(c, v));
+	EXPECT_EQ(-ENODATA, pmuser_counters_read_raw(c, v));
+	EXPECT_EQ(-ENODATA, pmuser_counters_reset(c));
+	pmuser_region_start(c, &r);
+	pmuser_region_stop(c, &r);
+	EXPECT_FALSE(r.valid);
+
+	/* And back. */
+	ASSERT_EQ(0, pmuser_counters_reconfigure(c, ev, 1, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(2U, pmuser_counters_nr(c));
+	EXPECT_TRUE(pmuser_counters_supported(c, 1));
+	ASSERT_EQ(0, pmuser_counters_read(c, v));
+	spin2(5000);
+	ASSERT_EQ(0, pmuser_counters_read(c, r.start));
+	EXPECT_LE(v[1] + 10000, r.start[1]);
+	pmuser_counters_close(c);
+
+	/* A perf set's events are fixed at its open. */
+	ASSERT_EQ(0, open_set(PMUSER_BACKEND_PERF_READ, true, one, 1, 0, &p));
+	EXPECT_EQ(-EOPNOTSUPP, pmuser_counters_reconfigure(p, ev, 2, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "perf-read") != NULL) TH_LOG("%s", why);
+	EXPECT_EQ(2U, pmuser_counters_nr(p));
+	EXPECT_EQ(0, pmuser_counters_read(p, v));
+	pmuser_counters_close(p);
+}
+
+/*
  * A set of one event that perf puts on the cycle counter (PMUv3's CPU_CYCLES, ARMv7's 0xff),
  * without the set's own cycle count: the module holds it there and reads it at the width the
  * page gives. Each is configured alone; an event this core lacks may be refused as such.

@@ -126,6 +126,32 @@ TEST(clock_backend_times_in_ns)
 	pmuser_counters_close(c);
 }
 
+/* Only the module's sets take other events: the clock's keeps its own, and says so. */
+TEST(reconfigure_is_the_module_backends)
+{
+	struct pmuser_evspec_entry ev[1] = { { .event = 0x08 } };
+	struct pmuser_counters_attr a;
+	struct pmuser_counters *c;
+	uint64_t v[1];
+	char why[256];
+
+	pmuser_counters_attr_init(&a);
+	a.backend = PMUSER_BACKEND_CLOCK;
+	a.flags = PMUSER_COUNTERS_CYCLES;
+	ASSERT_EQ(0, open_attr(&a, &c, why, sizeof(why))) TH_LOG("%s", why);
+	EXPECT_EQ(-EINVAL, pmuser_counters_reconfigure(NULL, ev, 1, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "c is NULL") != NULL) TH_LOG("%s", why);
+	EXPECT_EQ(-EINVAL, pmuser_counters_reconfigure(c, NULL, 1, why, sizeof(why)));
+	EXPECT_TRUE(strstr(why, "events is NULL") != NULL) TH_LOG("%s", why);
+	EXPECT_EQ(-EOPNOTSUPP, pmuser_counters_reconfigure(c, ev, 1, why, sizeof(why)));
+	EXPECT_STREQ("clock: a set's events are fixed when it is opened", why);
+	EXPECT_EQ(-EOPNOTSUPP, pmuser_counters_reconfigure(c, ev, 1, NULL, 0));
+	EXPECT_EQ(1, pmuser_counters_nr(c));
+	EXPECT_STREQ("ns", pmuser_counters_name(c, 0));
+	EXPECT_EQ(0, pmuser_counters_read(c, v));
+	pmuser_counters_close(c);
+}
+
 TEST(auto_always_finds_a_backend_for_cycles)
 {
 	struct pmuser_counters_attr a;
