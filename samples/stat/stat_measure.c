@@ -8,9 +8,10 @@
  *          time_enabled / time_running. Or, as perf stat -a/-C/-p/-t, every task on CPUs or
  *          given threads, enabled from just before the command starts until it exits.
  *  module  the seed's rpistat design on one CPU: the command is pinned to it, pmu-stat pins
- *          itself there too and rotates the event sets every period through the device
- *          (configure + reset), reading inline into 64-bit virtual counters. It counts
- *          everything that runs on that CPU in user mode (pmu-stat's own few reads included).
+ *          itself there too and rotates the event sets every period through the library's
+ *          module counter set (pmuser_counters_reconfigure()), reading inline into the
+ *          counter page's 64-bit counts. It counts everything that runs on that CPU in the
+ *          events' modes (pmu-stat's own few reads included).
  *  clock   no PMU: wall time only.
  */
 #include <errno.h>
@@ -720,15 +721,18 @@ static int measure_perf(const struct stat_opts *o, struct stat_setup *s,
 /* ---- module ------------------------------------------------------------------------------- */
 
 struct module_state {
-	int fd;
 	int cpu;
 	struct pmuser_cpu_info ci;
 	uint32_t mode;				/* PMUSER_COUNT_* used for cycles */
 	unsigned int rotation[STAT_MAX_SETS];	/* sets with something to count */
 	unsigned int nr_rotation;
-	unsigned int hw[STAT_MAX_EVENTS];	/* hardware counter of each event, current set */
-	unsigned int slot[STAT_MAX_EVENTS];	/* its counter page slot */
-	struct pmuser_page page;
+	/*
+	 * The library's module counter set: the cycle counter, then the current set's events
+	 * (idx[i]: event i's counter in it), replaced at every turn of the rotation.
+	 */
+	struct pmuser_counters *c;
+	unsigned int idx[STAT_MAX_EVENTS];
+	char why[320];				/* the library's reason for the last failure */
 	uint64_t last_cycles, last[STAT_MAX_EVENTS];
 	uint64_t acc_cycles, acc[STAT_MAX_EVENTS];	/* this period */
 	uint64_t set_cycles[STAT_MAX_SETS];
@@ -746,66 +750,66 @@ static uint32_t event_mode(uint32_t flags)
 }
 
 /*
- * Reads of the current set through the counter page (continuous 64-bit counts however perf
- * reloads the counters), added to the period's accumulators. A read the page cannot vouch
- * for is skipped: the next one takes in what it missed.
+ * Reads of the current set (the counter page's continuous 64-bit counts however perf reloads
+ * the counters), added to the period's accumulators. A read the page cannot vouch for is
+ * skipped: the next one takes in what it missed.
  */
 static void module_read(struct module_state *m, const struct stat_setup *s, unsigned int set,
 			bool baseline)
 {
-	unsigned int slots[STAT_MAX_EVENTS + 1], n = 0;
-	uint64_t v[STAT_MAX_EVENTS + 1];
+	uint64_t v[PMUSER_COUNTERS_MAX];
 	size_t i;
-	int cpu;
 
-	slots[n++] = PMUSER_PAGE_CYCLE_SLOT;
-	for (i = 0; i < s->nr_events; i++)
-		if (s->ev[i].set == set && s->ev[i].supported)
-			slots[n++] = m->slot[i];
-	if (pmuser_page_read(&m->page, slots, n, v, &cpu))
+	if (pmuser_counters_read(m->c, v))
 		return;
 	if (!baseline)
 		m->acc_cycles += v[0] - m->last_cycles;
 	m->last_cycles = v[0];
-	for (i = 0, n = 1; i < s->nr_events; i++) {
+	for (i = 0; i < s->nr_events; i++) {
 		if (s->ev[i].set != set || !s->ev[i].supported)
 			continue;
 		if (!baseline)
-			m->acc[i] += v[n] - m->last[i];
-		m->last[i] = v[n++];
+			m->acc[i] += v[m->idx[i]] - m->last[i];
+		m->last[i] = v[m->idx[i]];
 	}
 }
 
-/* Configures set, or when only >= 0 that one event of it alone (a diagnosis, never read). */
+/*
+ * Holds set, or when only >= 0 that one event of it alone (a diagnosis, never read), in the
+ * library's counter set: its open the first time (which grants this thread and proves the
+ * reads), a reconfiguration after.
+ */
 static int module_configure_events(struct module_state *m, const struct stat_setup *s,
 				   unsigned int set, long only)
 {
-	struct pmuser_config cfg;
+	struct pmuser_evspec_entry ev[STAT_MAX_EVENTS];
+	struct pmuser_counters_attr a;
+	unsigned int n = 0;
 	size_t i;
 	int ret;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = PMUSER_CONFIG_CYCLES;
-	cfg.cycle_flags = m->mode;
-	cfg.cpus[m->cpu / 64] = 1ULL << (m->cpu % 64);
 	for (i = 0; i < s->nr_events; i++) {
 		if (s->ev[i].set != set || !s->ev[i].supported)
 			continue;
 		if (only >= 0 && i != (size_t)only)
 			continue;
-		cfg.events[cfg.nr_events].event = s->ev[i].spec.event;
-		cfg.events[cfg.nr_events].flags = event_mode(s->ev[i].spec.flags);
-		cfg.nr_events++;
+		ev[n] = s->ev[i].spec;
+		ev[n].flags = event_mode(ev[n].flags);
+		m->idx[i] = ++n;
 	}
-	ret = pmuser_device_configure(m->fd, &cfg);
-	if (ret || only >= 0)
-		return ret;
-	for (i = 0, cfg.nr_events = 0; i < s->nr_events; i++)
-		if (s->ev[i].set == set && s->ev[i].supported) {
-			m->slot[i] = cfg.nr_events;
-			m->hw[i] = cfg.events[cfg.nr_events++].hw_counter;
-		}
-	return 0;
+	if (m->c)
+		return pmuser_counters_reconfigure(m->c, ev, n, m->why, sizeof(m->why));
+	pmuser_counters_attr_init(&a);
+	a.backend = PMUSER_BACKEND_MODULE;
+	a.flags = PMUSER_COUNTERS_CYCLES;
+	a.cycle_flags = m->mode;
+	a.cpu = m->cpu;
+	a.nr_events = n;
+	memcpy(a.events, ev, n * sizeof(ev[0]));
+	ret = pmuser_counters_open(&a, &m->c, m->why, sizeof(m->why));
+	if (ret)
+		m->c = NULL;
+	return ret;
 }
 
 static int module_configure(struct module_state *m, const struct stat_setup *s, unsigned int set)
@@ -821,15 +825,22 @@ static int module_configure(struct module_state *m, const struct stat_setup *s, 
 #define STAT_CYCLES_ONLY_EVENT	0xff
 
 /*
- * Why set cannot be configured (ret): an event that cannot be placed even alone is named,
- * and when it is the cycle counter's event that is a usage problem (r->usage_error).
+ * Why set cannot be held (ret): reads that do not work here, or an event that cannot be
+ * placed even alone, are named, and when it is the cycle counter's event that is a usage
+ * problem (r->usage_error).
  */
 static int module_set_fail(struct module_state *m, const struct stat_setup *s,
 			   struct stat_result *r, unsigned int set, int ret, char *err,
 			   size_t errlen)
 {
+	char why[sizeof(m->why)];
 	size_t i;
 
+	snprintf(why, sizeof(why), "%s", m->why);
+	if (ret == -EPERM)
+		return stat_fail(ret, err, errlen,
+				 "module backend: inline counter reads do not work on CPU %d (%s)",
+				 m->cpu, why);
 	for (i = 0; ret == -EBUSY && i < s->nr_events; i++) {
 		const struct stat_event *e = &s->ev[i];
 
@@ -846,13 +857,14 @@ static int module_set_fail(struct module_state *m, const struct stat_setup *s,
 			    "module backend: event set %u: event %s (0x%x) cannot be placed on CPU %d: %s (perf has no counter for it; another perf user?)",
 			    set, e->name, e->spec.event, m->cpu, strerror(-ret));
 	}
-	return stat_fail(ret, err, errlen, "module backend: configuring event set %u on CPU %d: %s",
-			 set, m->cpu, strerror(-ret));
+	return stat_fail(ret, err, errlen, "module backend: event set %u on CPU %d: %s", set,
+			 m->cpu, why);
 }
 
 /*
- * CONFIGURE starts the page's counts at 0: that is the new set's baseline, so whatever runs
- * between it and pmu-stat's next read (the command, if pmu-stat is preempted) is counted.
+ * A set's counts start at 0 when it is held: that is its baseline, so whatever runs between
+ * the reconfiguration and pmu-stat's next read (the command, if pmu-stat is preempted) is
+ * counted.
  */
 static void module_zero(struct module_state *m)
 {
@@ -860,21 +872,11 @@ static void module_zero(struct module_state *m)
 	memset(m->last, 0, sizeof(m->last));
 }
 
-/* Whether inline reads work here (ARM1176 under QEMU traps them). */
-static bool module_probe(struct module_state *m, const struct stat_setup *s, unsigned int set)
-{
-	uint64_t v;
-	size_t i;
-
-	if (pmuser_counter_probe(PMUSER_HW_CYCLE, &v))
-		return false;
-	for (i = 0; i < s->nr_events; i++)
-		if (s->ev[i].set == set && s->ev[i].supported && pmuser_counter_probe(m->hw[i], &v))
-			return false;
-	module_read(m, s, set, true);
-	return true;
-}
-
+/*
+ * What can be known before the command exists: the CPU's counters and events (CPU_INFO, a
+ * query; the counters are held by the library's counter set at the start), the rotation,
+ * and this thread pinned where it counts, which the command inherits.
+ */
 static int module_prepare(struct module_state *m, const struct stat_opts *o,
 			  struct stat_setup *s, const struct stat_sys *sys, char *err,
 			  size_t errlen)
@@ -882,29 +884,24 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	struct pmuser_info info;
 	unsigned int set;
 	size_t i;
-	int ret;
+	int fd, ret;
 
-	m->fd = -1;
 	m->cpu = o->nr_pin_cpus ? o->pin_cpus[0] : sys->nr_cpu ? sys->cpu[0].cpu : 0;
 	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE)
 		return stat_fail(-EOPNOTSUPP, err, errlen,
 			    "module backend: no inline counter reads on this architecture");
-	m->fd = pmuser_device_open();
-	if (m->fd < 0) {
-		ret = m->fd;
-		m->fd = -1;
-		return stat_fail(ret, err, errlen, "module backend: %s: %s%s", PMUSER_DEVICE,
-			    strerror(-ret), ret == -ENOENT ? " (insmod pmuser.ko)" : "");
-	}
-	ret = pmuser_device_info(m->fd, &info);
+	fd = pmuser_device_open();
+	if (fd < 0)
+		return stat_fail(fd, err, errlen, "module backend: %s: %s%s", PMUSER_DEVICE,
+			    strerror(-fd), fd == -ENOENT ? " (insmod pmuser.ko)" : "");
+	ret = pmuser_device_info(fd, &info);
 	if (!ret && info.arch != PMUSER_FAST_ARCH)
 		ret = -EOPNOTSUPP;
 	if (!ret)
-		ret = pmuser_device_cpu_info(m->fd, (unsigned int)m->cpu, &m->ci);
+		ret = pmuser_device_cpu_info(fd, (unsigned int)m->cpu, &m->ci);
 	if (!ret && !m->ci.online)
 		ret = -ENODEV;
-	if (!ret)
-		ret = pmuser_page_map(m->fd, &m->page);
+	close(fd);
 	if (ret)
 		return stat_fail(ret, err, errlen, "module backend: CPU %d: %s", m->cpu, strerror(-ret));
 	m->mode = event_mode(s->cycle_mode);
@@ -970,9 +967,9 @@ static void module_period_end(struct module_state *m, struct stat_setup *s,
 
 /*
  * The module backend's start, while the command waits to be released: every set of the
- * rotation configured once (the first last, as it counts first), so a set perf cannot place
- * is found before the command runs; reads granted and proven on the command's CPU; the
- * result described.
+ * rotation held once (the first last, as it counts first), so a set perf cannot place is
+ * found before the command runs; the first hold grants this thread and proves its reads on
+ * the command's CPU; the result described.
  */
 static int module_start(struct module_state *m, const struct stat_opts *o, struct stat_setup *s,
 			struct stat_result *r, char *err, size_t errlen)
@@ -985,11 +982,6 @@ static int module_start(struct module_state *m, const struct stat_opts *o, struc
 		if (ret)
 			return module_set_fail(m, s, r, m->rotation[k], ret, err, errlen);
 	}
-	ret = pmuser_device_grant(m->fd, 0);
-	if (ret || !module_probe(m, s, set))
-		return stat_fail(ret ? ret : -EPERM, err, errlen,
-				 "module backend: inline counter reads do not work on CPU %d (%s)",
-				 m->cpu, ret ? strerror(-ret) : "the read instruction traps");
 	r->backend = STAT_MODULE;
 	r->module_cpu = m->cpu;
 	r->have_cycles = true;
@@ -1000,6 +992,7 @@ static int module_start(struct module_state *m, const struct stat_opts *o, struc
 		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" :
 		 m->mode == PMUSER_COUNT_KERNEL ? "kernel" : "user+kernel", m->nr_rotation,
 		 m->nr_rotation == 1 ? "" : "s", o->interval_ms);
+	module_zero(m);
 	module_read(m, s, set, true);
 	return 0;
 }
@@ -1147,9 +1140,7 @@ static int measure_module(const struct stat_opts *o, struct stat_setup *s,
 	finish(&ch, r, t0);
 	module_scale(m, s, r);
 out:
-	pmuser_page_unmap(&m->page);
-	if (m->fd >= 0)
-		close(m->fd);
+	pmuser_counters_close(m->c);
 	free(m);
 	return ret;
 }

@@ -620,6 +620,23 @@ else
 	result FAIL "samples/ decide raw windows with pmuser_page_delta() alone" "$tmp/window"
 fi
 
+# One module client: the tools count through the library's counter sets (pmuser_counters_*,
+# whose open and reconfiguration hold, grant and map), never through the device's holding
+# calls themselves. Three tools are about those calls and keep them: pmu-hello shows the ABI
+# step by step, pmu-scale times the ioctls, pmu-overhead times grants and what they inherit.
+grep -rlE --include='*.[ch]' \
+	'\<pmuser_(device_(configure|reset|release|grant|revoke)|page_map)[[:space:]]*\(' \
+	"$PMUSER_TOP/samples" | sed "s|^$PMUSER_TOP/||" | sort |
+	grep -vxE 'samples/(pmu-hello|pmu-scale|pmu-overhead)\.c' >"$tmp/client"
+sed 's/$/: holds counters through the device itself, not a pmuser_counters set/' \
+	"$tmp/client" >"$tmp/client.why"
+if [ ! -s "$tmp/client.why" ]; then
+	result OK "samples/ hold counters through the library's counter sets alone"
+else
+	result FAIL "samples/ hold counters through the library's counter sets alone" \
+		"$tmp/client.why"
+fi
+
 # The layout rules: no include or call cycles between files, shared tool code and functions
 # within their bounds (layout.py says which).
 python3 "$here/layout.py" "$PMUSER_TOP" >"$tmp/layout" 2>&1
