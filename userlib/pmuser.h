@@ -247,6 +247,8 @@ struct pmuser_evspec_entry {
 	uint32_t event;			/* event number, at most 0xffff */
 	uint32_t flags;			/* PMUSER_COUNT_USER and/or PMUSER_COUNT_KERNEL */
 	const char *name;		/* canonical name, NULL if the core's tables have none */
+	/* pmuser_evspec_parse(): the element as written, spec[offset..offset + length) */
+	uint32_t offset, length;
 };
 
 /*

@@ -462,6 +462,8 @@ int pmuser_evspec_parse(const char *spec, uint32_t midr, struct pmuser_evspec_en
 		ret = element_parse(&el, midr, &out[n]);
 		if (ret)
 			return ret;
+		out[n].offset = (uint32_t)(el.text - spec);
+		out[n].length = (uint32_t)el.len;
 		n++;
 		if (!el.text[el.len])
 			break;

@@ -32,18 +32,6 @@ static uint32_t default_mode(const struct stat_opts *o)
 						     PMUSER_COUNT_USER;
 }
 
-/* An element of a spec ends at a comma outside a PMU's slashes, as the library splits it. */
-static size_t element_len(const char *s)
-{
-	bool inside = false;
-	size_t i;
-
-	for (i = 0; s[i] && (s[i] != ',' || inside); i++)
-		if (s[i] == '/')
-			inside = !inside;
-	return i;
-}
-
 /*
  * Whether the element el[0..len) gives its mode: after a plain name or number a colon starts
  * the modifiers; a PMU's event ("pmu/term/") has them after its closing slash.
@@ -91,7 +79,7 @@ static int add_set(struct stat_setup *s, const struct stat_opts *o, const char *
 	uint32_t mode = default_mode(o);
 	char why[200], name[sizeof(s->ev[0].name)];
 	size_t n, i, room = STAT_MAX_EVENTS - s->nr_events;
-	const char *cut, *el = spec;
+	const char *cut;
 	int ret;
 
 	if (s->nr_sets >= STAT_MAX_SETS)
@@ -109,7 +97,8 @@ static int add_set(struct stat_setup *s, const struct stat_opts *o, const char *
 	if (!n)
 		return stat_fail(-EINVAL, err, errlen, "event set %u is empty", s->nr_sets);
 	for (i = 0; i < n; i++) {
-		size_t len = element_len(el);
+		const char *el = spec + ent[i].offset;
+		size_t len = ent[i].length;
 		bool pmu;
 
 		if (element_has_mode(el, len, &pmu)) {
@@ -122,7 +111,6 @@ static int add_set(struct stat_setup *s, const struct stat_opts *o, const char *
 		add_event(s, &ent[i], s->nr_sets, name);
 		if (!pmu)
 			s->ev[s->nr_events - 1].perf_generic = perf_generic(el, strcspn(el, ":,"));
-		el += len + (el[len] == ',');
 	}
 	s->nr_sets++;
 	return 0;

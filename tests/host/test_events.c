@@ -835,6 +835,17 @@ TEST(evspec_perf_sets)
 	EXPECT_EQ(PMUSER_COUNT_KERNEL, e[1].flags);
 	EXPECT_EQ(0x08, e[2].event);
 	EXPECT_EQ(PMUSER_COUNT_USER, e[2].flags);
+	/* Each entry says where it was written. */
+	ASSERT_EQ(0, pmuser_evspec_parse("r8,armv8_pmuv3_0/inst_retired/k,cycles",
+					 MIDR_A72, e, ARRAY_SIZE(e), &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(3, n);
+	EXPECT_EQ(0, e[0].offset);
+	EXPECT_EQ(2, e[0].length);
+	EXPECT_EQ(3, e[1].offset);
+	EXPECT_EQ(28, e[1].length);
+	EXPECT_EQ(32, e[2].offset);
+	EXPECT_EQ(6, e[2].length);
 }
 
 TEST(evspec_perf_errors)
