@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -68,15 +69,14 @@ static const char *perf_generic(const char *el, size_t len)
 #define SPEC_QUOTE	60
 
 /*
- * One -e set: the library parses it (and words every error); each event is then named as
- * perf names it, as written, and one written without a mode gets the default mode, which
- * its name then shows as perf shows a modifier: "instructions:uk", "armv8_pmuv3/event=0x8/u".
+ * One event set: the library parses it (and words every error); each event is then named as
+ * perf names it, as written, and one written without a mode gets mode, which its name then
+ * shows as perf shows a modifier: "instructions:uk", "armv8_pmuv3/event=0x8/u".
  */
-static int add_set(struct stat_setup *s, const struct stat_opts *o, const char *spec, char *err,
+static int add_set(struct stat_setup *s, uint32_t mode, const char *spec, char *err,
 		   size_t errlen)
 {
 	struct pmuser_evspec_entry ent[STAT_MAX_EVENTS];
-	uint32_t mode = default_mode(o);
 	char why[200], name[sizeof(s->ev[0].name)];
 	size_t n, i, room = STAT_MAX_EVENTS - s->nr_events;
 	const char *cut;
@@ -113,6 +113,99 @@ static int add_set(struct stat_setup *s, const struct stat_opts *o, const char *
 			s->ev[s->nr_events - 1].perf_generic = perf_generic(el, strcspn(el, ":,"));
 	}
 	s->nr_sets++;
+	return 0;
+}
+
+/* A group's modifier text[0..len): u, k or both, as perf writes them. */
+static int group_mode(const char *text, size_t len, uint32_t *mode)
+{
+	size_t i;
+
+	*mode = 0;
+	for (i = 0; i < len; i++) {
+		if (text[i] == 'u')
+			*mode |= PMUSER_COUNT_USER;
+		else if (text[i] == 'k')
+			*mode |= PMUSER_COUNT_KERNEL;
+		else
+			return -EINVAL;
+	}
+	return len ? 0 : -EINVAL;
+}
+
+/* The set spec[0..len) in mode, through a copy that ends there. */
+static int add_part(struct stat_setup *s, uint32_t mode, const char *spec, size_t len, char *err,
+		    size_t errlen)
+{
+	char *part = strndup(spec, len);
+	int ret;
+
+	if (!part)
+		return stat_fail(-ENOMEM, err, errlen, "out of memory");
+	ret = add_set(s, mode, part, err, errlen);
+	free(part);
+	return ret;
+}
+
+/*
+ * One -e argument. Without braces it is one set. With perf's groups, "{a,b},{c,d}:k" is one
+ * set per group, a modifier after the closing brace giving the mode of its events written
+ * without one, and the events between groups ("a,{b,c},d") each run of them a set too.
+ */
+static int add_arg(struct stat_setup *s, const struct stat_opts *o, const char *arg, char *err,
+		   size_t errlen)
+{
+	const char *p = arg, *close, *open, *end;
+	uint32_t mode;
+	size_t len;
+	int ret;
+
+	if (!strpbrk(arg, "{}"))
+		return add_set(s, default_mode(o), arg, err, errlen);
+	while (*p) {
+		mode = default_mode(o);
+		if (*p != '{') {
+			open = strchr(p, '{');
+			end = open ? open : p + strlen(p);
+			close = memchr(p, '}', (size_t)(end - p));
+			if (close)
+				return stat_fail(-EINVAL, err, errlen,
+					    "-e '%s': '}' at %zu closes no group", arg,
+					    (size_t)(close - arg) + 1);
+			/* The run of events before a group ends with the comma before it. */
+			len = (size_t)(end - p);
+			if (open && (len < 2 || p[len - 1] != ','))
+				return stat_fail(-EINVAL, err, errlen,
+					    "-e '%s': a group at %zu follows no comma", arg,
+					    (size_t)(open - arg) + 1);
+			ret = add_part(s, mode, p, open ? len - 1 : len, err, errlen);
+			if (ret)
+				return ret;
+			p = end;
+			continue;
+		}
+		close = strchr(p + 1, '}');
+		open = strchr(p + 1, '{');
+		if (!close)
+			return stat_fail(-EINVAL, err, errlen, "-e '%s': '{' at %zu has no '}'", arg,
+				    (size_t)(p - arg) + 1);
+		if (open && open < close)
+			return stat_fail(-EINVAL, err, errlen,
+				    "-e '%s': '{' at %zu opens a group inside a group", arg,
+				    (size_t)(open - arg) + 1);
+		end = close + 1;
+		len = strcspn(end, ",");
+		if (len && (*end != ':' || group_mode(end + 1, len - 1, &mode)))
+			return stat_fail(-EINVAL, err, errlen,
+				    "-e '%s': '%.*s' after a group: a group ends in '}', ':u', ':k' or ':uk'",
+				    arg, (int)len, end);
+		ret = add_part(s, mode, p + 1, (size_t)(close - p - 1), err, errlen);
+		if (ret)
+			return ret;
+		p = end + len;
+		if (*p == ',' && !*++p)
+			return stat_fail(-EINVAL, err, errlen, "-e '%s': ends in a comma", arg);
+	}
 	return 0;
 }
 
@@ -188,7 +281,7 @@ int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int cou
 		/* Nothing to count. */
 	} else if (o->nr_event_args) {
 		for (i = 0; i < o->nr_event_args && !ret; i++)
-			ret = add_set(s, o, o->event_args[i], err, errlen);
+			ret = add_arg(s, o, o->event_args[i], err, errlen);
 	} else {
 		s->preset = pmuser_preset_find(name);
 		if (!s->preset)

@@ -309,12 +309,14 @@ static void notes(FILE *f)
 		"perf_event_paranoid <= 0 or CAP_PERFMON), -p and -t those threads; each for as long\n"
 		"as the command runs (perf's count until Ctrl-C, without a command, is refused).\n"
 		"How often counts are read is --read-period MS; the CPUs the command may run on,\n"
-		"--pin-cpus LIST. Each -e is one event set, which perf opens as one group where\n"
-		"the PMU holds it at once; the module backend takes sets in turns.\n"
+		"--pin-cpus LIST. Each -e is one event set, and so is each of perf's groups in it\n"
+		"({a,b}, {a,b}:u); perf opens a set as one group where the PMU holds it at once,\n"
+		"the module backend takes sets in turns.\n"
 		"Examples:\n"
 		"  pmu-stat -e instructions:u,cycles:u -- ./prog\n"
 		"  pmu-stat -e inst_retired,armv8_pmuv3_0/event=0x3/k -e branch-misses -- ./prog\n"
 		"  pmu-stat -x, -e r1b:uk -- ./prog\n"
+		"  pmu-stat -e '{instructions,cycles}:u,{branches,branch-misses}:u' -- ./prog\n"
 		"  pmu-stat -a -A -I 1000 -x, -e instructions -- sleep 5\n"
 		"  pmu-stat --preset cache -r 5 -- ./prog\n");
 }

@@ -303,6 +303,62 @@ TEST(event_sets)
 }
 
 /*
+ * perf's groups: each {...} is a set, a modifier after its brace the mode of its events
+ * written without one; the events between groups make sets of their own. Malformed groups
+ * are refused with the place named.
+ */
+TEST(perf_groups_are_sets)
+{
+	static const struct {
+		const char *arg, *why;
+	} bad[] = {
+		{ "{inst_retired", "'{' at 1 has no '}'" },
+		{ "inst_retired}", "'}' at 13 closes no group" },
+		{ "{a,{b}}", "'{' at 4 opens a group inside a group" },
+		{ "{inst_retired}x", "'x' after a group" },
+		{ "{inst_retired}:p", "':p' after a group" },
+		{ "{inst_retired}:", "':' after a group" },
+		{ "inst_retired{cpu_cycles}", "a group at 13 follows no comma" },
+		{ "{inst_retired},", "ends in a comma" },
+	};
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300];
+	unsigned int i;
+
+	opts_with(&o, NULL, "{inst_retired,cpu_cycles:u}:k,{l1d_cache}", "r8,{0x11},r1b,0x3");
+	o.default_mode = PMUSER_COUNT_USER;
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(5U, s.nr_sets);
+	ASSERT_EQ(7U, s.nr_events);
+	EXPECT_STREQ("inst_retired:k", s.ev[0].name);
+	EXPECT_EQ((uint32_t)PMUSER_COUNT_KERNEL, s.ev[0].spec.flags);
+	EXPECT_STREQ("cpu_cycles:u", s.ev[1].name);
+	EXPECT_EQ(0U, s.ev[1].set);
+	EXPECT_STREQ("l1d_cache:u", s.ev[2].name);
+	EXPECT_EQ(1U, s.ev[2].set);
+	EXPECT_STREQ("r8:u", s.ev[3].name);
+	EXPECT_EQ(2U, s.ev[3].set);
+	EXPECT_EQ(0x11U, s.ev[4].spec.event);
+	EXPECT_EQ(3U, s.ev[4].set);
+	EXPECT_STREQ("r1b:u", s.ev[5].name);
+	EXPECT_EQ(4U, s.ev[5].set);
+	EXPECT_EQ(4U, s.ev[6].set);
+	/* perf's own spelling of a group in both modes. */
+	opts_with(&o, NULL, "{instructions,cycles}:uk", NULL);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(1U, s.nr_sets);
+	EXPECT_STREQ("cycles:uk", s.ev[1].name);
+	EXPECT_STREQ("cycles", s.ev[1].perf_generic);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		opts_with(&o, NULL, bad[i].arg, NULL);
+		EXPECT_EQ(-EINVAL, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)))
+			TH_LOG("%s", bad[i].arg);
+		EXPECT_TRUE(strstr(err, bad[i].why) != NULL) TH_LOG("%s: %s", bad[i].arg, err);
+	}
+}
+
+/*
  * Every event names its mode as perf writes modifiers: as written when given, else with the
  * default mode's, after a colon or right after a PMU's closing slash. The cycle counter
  * takes the events' mode when they share one, so that IPC is of one mode.
