@@ -37,24 +37,39 @@
 #define SPIN_ARG	"25000000"
 #define STAT_ROWS_MAX	32
 
-/* Starts argv with stdout and stderr into OUT_FILE; returns its pid. */
-static pid_t start(char *const argv[])
+/*
+ * Starts argv as uid (0: as this process is) with its stdout and stderr in path: its pid, or
+ * -1. With fixed the address space is laid out without randomisation, so that a command's
+ * user-mode count does not vary from run to run: the C library's string functions take a
+ * few instructions more or less by the 16-byte alignment of a randomised stack.
+ */
+static pid_t spawn(const char *path, uid_t uid, bool fixed, char *const argv[])
 {
 	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		int fd = open(OUT_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+		if (fd < 0)
+			_exit(98);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
+			_exit(97);
+		if (fixed && personality(ADDR_NO_RANDOMIZE) < 0)
+			_exit(96);
 		execvp(argv[0], argv);
 		_exit(99);
 	}
 	return pid;
+}
+
+/* Starts argv with stdout and stderr into OUT_FILE; returns its pid. */
+static pid_t start(char *const argv[])
+{
+	return spawn(OUT_FILE, 0, false, argv);
 }
 
 /* Runs argv with stdout and stderr into OUT_FILE; returns the wait status. */
@@ -1133,35 +1148,15 @@ static int wait_bounded(pid_t pid, char *const argv[])
 }
 
 /*
- * Runs argv as uid (0: as this process is) with its stdout and stderr in path: the exit
- * status, or -1. perf and pmu-stat both write -x lines to stderr. The address space is laid
- * out without randomisation, so that a command's user-mode count does not vary from run to
- * run: the C library's string functions take a few instructions more or less by the 16-byte
- * alignment of a randomised stack.
+ * Runs argv as uid (0: as this process is) with its stdout and stderr in path, laid out
+ * without randomisation (spawn()), bounded (wait_bounded()): the exit status, or -1. perf
+ * and pmu-stat both write -x lines to stderr.
  */
 static int run_into(const char *path, uid_t uid, char *const argv[])
 {
-	pid_t pid;
+	pid_t pid = spawn(path, uid, true, argv);
 
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd < 0)
-			_exit(98);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (uid && (setgroups(0, NULL) || setgid(uid) || setuid(uid)))
-			_exit(97);
-		if (personality(ADDR_NO_RANDOMIZE) < 0)
-			_exit(96);
-		execvp(argv[0], argv);
-		_exit(99);
-	}
-	if (pid < 0)
-		return -1;
-	return wait_bounded(pid, argv);
+	return pid < 0 ? -1 : wait_bounded(pid, argv);
 }
 
 /* Logs a file's text, for a failed comparison. */
