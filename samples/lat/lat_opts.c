@@ -36,6 +36,9 @@ const char *lat_opt_cpu(const char *arg, void *ctx)
 	cpu_set_t allowed;
 	uint64_t v;
 
+	/* The spelling pmu-stat's --pin-cpus shares; a latency is measured on one CPU. */
+	if (strpbrk(arg, ",-"))
+		return "a latency is measured on one CPU: give one, not a list";
 	if (tool_parse_u64(arg, false, 0, CPU_SETSIZE - 1, &v, why, sizeof(why)))
 		return why;
 	/* Known before any output is opened: a CPU the tool cannot be pinned to. */

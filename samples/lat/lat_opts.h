@@ -49,8 +49,8 @@ const char *lat_opt_format(const char *arg, void *ctx);
 #define LAT_OPTS_COMMON(o, given, format_help, output_help, raw_help)			\
 	{ "hugepages", 0, "KIND", "thp or hugetlb (default: base pages, MADV_NOHUGEPAGE)",	\
 	  TOOL_OPT_PARSE, .parse = lat_opt_hugepages, .ctx = (o), .seen = (given) },	\
-	{ "pin-cpu", 0, "N", "pin to CPU N (default: the CPU it starts on)", TOOL_OPT_PARSE,	\
-	  .parse = lat_opt_cpu, .ctx = (o), .seen = (given) },				\
+	{ "pin-cpus", 0, "CPU", "pin to this one CPU (default: the CPU it starts on)",	\
+	  TOOL_OPT_PARSE, .parse = lat_opt_cpu, .ctx = (o), .seen = (given) },		\
 	{ "backend", 0, "NAME", "auto, module, perf-mmap, perf-read, clock (default auto;"	\
 	  "\nenv PMUSER_BACKEND)", TOOL_OPT_PARSE, .parse = lat_opt_backend, .ctx = (o),	\
 	  .seen = (given) },								\

@@ -68,7 +68,7 @@ int lat_warn_system(FILE *f, const char *tool, int cpu)
 	}
 	if (differ) {
 		fprintf(f, "%s: warning: the cores differ (MIDR or maximum frequency): results are for "
-			"CPU %d only; measure others with --pin-cpu\n", tool, cpu);
+			"CPU %d only; measure others with --pin-cpus\n", tool, cpu);
 		warned++;
 	}
 	return warned;

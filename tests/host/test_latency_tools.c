@@ -405,7 +405,9 @@ TEST(bad_input_on_host)
 		{ BIN "pmu-sweep --backend clock --pattern stride --seed 3", "--pattern stride has none", 2 },
 		{ BIN "pmu-lat --backend clock --pattern stride --seed 3", "--pattern stride has none", 2 },
 		{ BIN "pmu-lat --backend clock --pattern random --gap 5", "--pattern random", 2 },
-		{ BIN "pmu-lat --backend clock --pin-cpu 1000", "CPU 1000 is not online or not allowed", 2 },
+		{ BIN "pmu-lat --backend clock --pin-cpus 1000", "CPU 1000 is not online or not allowed", 2 },
+		{ BIN "pmu-sweep --backend clock --pin-cpus 0-1", "on one CPU: give one, not a list",
+		  2 },
 		{ BIN "pmu-chase --sequential --seed 3", "--sequential has no shuffle", 2 },
 		{ BIN "pmu-misp --zeros --seed 3", "--zeros has none", 2 },
 	};
@@ -453,7 +455,7 @@ TEST(usage_errors_leave_outputs_alone)
 {
 	static const char *const cmds[] = {
 		BIN "pmu-lat --backend clock --pattern page -s 6K -o pmuser-keep.txt",
-		BIN "pmu-lat --backend clock --pin-cpu 1000 -o pmuser-keep.txt",
+		BIN "pmu-lat --backend clock --pin-cpus 1000 -o pmuser-keep.txt",
 		BIN "pmu-sweep --backend clock --pattern page --sizes 1K,2K,3K -o pmuser-keep.txt",
 		BIN "pmu-sweep --from " DATA "rpi4-a72.csv -o pmuser-keep.txt --svg pmuser-keep.txt",
 	};
