@@ -606,8 +606,8 @@ static void measure_switch(struct switch_cost *s, int cpu, unsigned int runs)
 		return;
 	}
 	if (info.access_mode != PMUSER_ACCESS_PER_THREAD) {
-		snprintf(s->why, sizeof(s->why), "the module grants access %s, not per thread",
-			 info.access_mode == PMUSER_ACCESS_GLOBAL ? "globally" : "to nobody");
+		snprintf(s->why, sizeof(s->why),
+			 "the module grants access globally (global_access=1), not per thread");
 		return;
 	}
 	/*
