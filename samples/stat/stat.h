@@ -126,8 +126,11 @@ struct stat_event {
 	 * "armv8_pmuv3/event=0x8/u"; a preset's by the library's name, "INST_RETIRED:u".
 	 */
 	char name[96];
-	/* perf's generic hardware event it was written as ("instructions"), or NULL */
-	const char *perf_generic;
+	/*
+	 * perf's generic or hardware cache event it was written as, by the name perf prints
+	 * ("cycles" for "cpu-cycles", "L1-dcache-load-misses" for "l1d-misses"), or empty
+	 */
+	char perf_name[32];
 	unsigned int set;
 	bool supported;
 	int perf_ctr;			/* perf backend: its counter in the open sets, 0 cycles */

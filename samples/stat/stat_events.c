@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "stat.h"
 
@@ -48,22 +47,21 @@ static bool element_has_mode(const char *el, size_t len, bool *pmu)
 	return close && close + 1 < el + len;
 }
 
-/* perf's generic hardware events, which perf stat derives its metrics from. */
-static const char *const perf_generics[] = {
-	"cycles", "cpu-cycles", "instructions", "branches", "branch-instructions",
-	"branch-misses", "cache-references", "cache-misses", "bus-cycles",
-	"stalled-cycles-frontend", "stalled-cycles-backend",
-};
-
-/* The generic name el[0..len) is, or NULL. */
-static const char *perf_generic(const char *el, size_t len)
+/*
+ * perf's name for the generic or cache event el[0..len) spells, which perf stat derives its
+ * metrics from, into e->perf_name; empty if it is none.
+ */
+static void set_perf_name(struct stat_event *e, const char *el, size_t len)
 {
-	size_t i;
+	char spelled[64];
 
-	for (i = 0; i < sizeof(perf_generics) / sizeof(perf_generics[0]); i++)
-		if (strlen(perf_generics[i]) == len && !strncasecmp(perf_generics[i], el, len))
-			return perf_generics[i];
-	return NULL;
+	e->perf_name[0] = '\0';
+	if (len >= sizeof(spelled))
+		return;
+	memcpy(spelled, el, len);
+	spelled[len] = '\0';
+	if (pmuser_evspec_perf_name(spelled, e->perf_name, sizeof(e->perf_name)))
+		e->perf_name[0] = '\0';
 }
 
 #define SPEC_QUOTE	60
@@ -110,7 +108,7 @@ static int add_set(struct stat_setup *s, uint32_t mode, const char *spec, char *
 		}
 		add_event(s, &ent[i], s->nr_sets, name);
 		if (!pmu)
-			s->ev[s->nr_events - 1].perf_generic = perf_generic(el, strcspn(el, ":,"));
+			set_perf_name(&s->ev[s->nr_events - 1], el, strcspn(el, ":,"));
 	}
 	s->nr_sets++;
 	return 0;
