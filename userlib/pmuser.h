@@ -257,17 +257,26 @@ struct pmuser_evspec_entry {
  * a hex number as 0x1b or r1b (decimal is refused as ambiguous), optionally followed by :u
  * (user, the default), :k (kernel) or :uk. perf's forms are taken too: its generic names
  * (cycles, instructions, branches, branch-misses, cache-references, cache-misses, bus-cycles,
- * stalled-cycles-frontend, ...) as the events the core's Linux PMU driver counts for them, and a
- * CPU PMU's "armv8_pmuv3_0/inst_retired/" or "armv8_cortex_a72/event=0x8/u" (event= is hex
- * after 0x, else decimal, as perf reads it; the modifiers follow the slash, with or without
- * a colon). Stores at most max entries in out and their count in *count. Returns 0, or
- * -EINVAL (syntax), -ENOENT (unknown name, a perf name the core has no event for, a PMU that
- * is not a CPU's), -ERANGE (number above 0xffff) or -E2BIG (more than max events), with a
- * message naming the offending event by position and text in err (errlen bytes; err may be
+ * stalled-cycles-frontend, ...) and hardware cache names (L1-dcache-loads,
+ * L1-dcache-load-misses, LLC-loads, dTLB-load-misses, iTLB-loads, branch-loads, ..., in
+ * perf's aliases too: l1d-misses) as the events the core's Linux PMU driver counts for them,
+ * and a CPU PMU's "armv8_pmuv3_0/inst_retired/" or "armv8_cortex_a72/event=0x8/u" (event= is
+ * hex after 0x, else decimal, as perf reads it; the modifiers follow the slash, with or
+ * without a colon). Stores at most max entries in out and their count in *count. Returns 0,
+ * or -EINVAL (syntax), -ENOENT (unknown name, a perf name the core has no event for, a PMU
+ * that is not a CPU's), -ERANGE (number above 0xffff) or -E2BIG (more than max events), with
+ * a message naming the offending event by position and text in err (errlen bytes; err may be
  * NULL).
  */
 int pmuser_evspec_parse(const char *spec, uint32_t midr, struct pmuser_evspec_entry *out,
 			size_t max, size_t *count, char *err, size_t errlen);
+/*
+ * perf's own name for the generic or hardware cache event name (without modifiers) spells,
+ * as perf prints it: "cycles" for "cpu-cycles", "L1-dcache-load-misses" for "l1d-misses".
+ * Returns 0 with the name in buf (size bytes), -ENOENT if name is none of perf's names,
+ * -ENOSPC if buf is too small, -EINVAL for a NULL name.
+ */
+int pmuser_evspec_perf_name(const char *name, char *buf, size_t size);
 
 /* ---- counters: one API over four backends (pmuser_counters.c, pmuser_perf.c) ------------ */
 /*

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Event-spec parser: "inst_retired,cpu_cycles:u,0x11,l1d_cache_refill:k,r1b", and perf's
- * forms of the same: "instructions:u", "armv8_pmuv3_0/inst_retired/", "armv8_pmuv3_0/event=0x8/k".
+ * forms of the same: "instructions:u", "L1-dcache-load-misses", "armv8_pmuv3_0/inst_retired/",
+ * "armv8_pmuv3_0/event=0x8/k" (perf's names: pmuser_perfnames.c).
  *
  * Numbers must be hex, as 0x1b or as perf's raw r1b: a bare "11" could be meant in either base,
  * and guessing wrong would silently count a different event. Inside a PMU's slashes perf reads
@@ -12,9 +13,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
-#include "pmuser.h"
+#include "pmuser_internal.h"
 
 #define EVENT_MAX	0xffff
 /* Longer than any event name in the tables, so a longer word cannot name an event. */
@@ -110,126 +110,6 @@ static int number_parse(const struct element *el, size_t len, size_t prefix, uin
 	return 0;
 }
 
-/*
- * perf's generic hardware events (PERF_COUNT_HW_*), the columns of the maps below, and the
- * names perf takes for them.
- */
-enum perf_hw {
-	HW_CYCLES, HW_INSTRUCTIONS, HW_CACHE_REFERENCES, HW_CACHE_MISSES, HW_BRANCHES,
-	HW_BRANCH_MISSES, HW_BUS_CYCLES, HW_STALLED_FRONTEND, HW_STALLED_BACKEND, NR_HW
-};
-
-static const struct generic {
-	const char *perf;
-	enum perf_hw hw;
-} generics[] = {
-	{ "cycles", HW_CYCLES },
-	{ "cpu-cycles", HW_CYCLES },
-	{ "instructions", HW_INSTRUCTIONS },
-	{ "branches", HW_BRANCHES },
-	{ "branch-instructions", HW_BRANCHES },
-	{ "branch-misses", HW_BRANCH_MISSES },
-	{ "cache-references", HW_CACHE_REFERENCES },
-	{ "cache-misses", HW_CACHE_MISSES },
-	{ "bus-cycles", HW_BUS_CYCLES },
-	{ "stalled-cycles-frontend", HW_STALLED_FRONTEND },
-	{ "stalled-cycles-backend", HW_STALLED_BACKEND },
-};
-
-/* perf's map has no event for the name (the kernel's HW_OP_UNSUPPORTED): not supported. */
-#define NONE	(-1)
-/* ARMv6 perf's cycles: the driver places event 0xff on the cycle counter, only there. */
-#define CCNT	0xff
-/*
- * ARMv7 cycles. perf's driver places them on the cycle counter (as event 0xff). A counter
- * set holds that counter for its own cycle count, and a second event for it could never be
- * scheduled beside it: the name takes the architected CPU_CYCLES event (0x11) instead, which
- * counts the same cycles on an event counter, as ARMv8's map does.
- */
-#define V7_CYCLES	0x11
-
-/*
- * The event Linux's perf driver for a core counts for each generic name: the driver's map,
- * in PERF_COUNT_HW_* order. ARMv7 cores: perf_event_v7.c (arch/arm/kernel/ in 6.1,
- * drivers/perf/arm_v7_pmu.c in 6.12 and 7.3, the maps the same); the ARM1176:
- * perf_event_v6.c (arm_v6_pmu.c in 6.12 and 7.3). Both drivers take the map the PMU's
- * devicetree compatible names, that of the core, so here the core's name picks it.
- */
-struct perf_map {
-	const char *cores[2];		/* as pmuser_core_name() names them */
-	int event[NR_HW];
-};
-
-static const struct perf_map perf_maps[] = {
-	/*  cycles  instr  c-ref  c-miss branch br-miss bus   st-fe  st-be */
-	/*
-	 * armv6_perf_map. No cache-references or cache-misses: the caches are Harvard and the
-	 * PMU has no event counting I and D accesses together. Front-end stalls are the
-	 * instruction buffer's (0x01), back-end ones the load/store unit's being full (0x11).
-	 */
-	{ { "ARM1176" },
-	  { CCNT,   0x07,  NONE,  NONE,  0x05,  0x06,   NONE, 0x01,  0x11 } },
-	/*
-	 * ARMv7: cache-references and cache-misses are the L1 D-cache's accesses (0x04) and
-	 * refills (0x03); branches are PC writes (0x0c) unless a row says otherwise: the
-	 * driver's equivalent of branch instructions (taken branches, other writes of the PC,
-	 * exception-generating instructions). Where a row has NONE the map has no event.
-	 */
-	/* armv7_a5_perf_map. */
-	{ { "Cortex-A5" },
-	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, NONE,  NONE } },
-	/* armv7_a7_perf_map. */
-	{ { "Cortex-A7" },
-	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x0c,  0x10,   0x1d, NONE,  NONE } },
-	/* armv7_a8_perf_map: front-end stalls are the A8's instruction-side stalls (0x56). */
-	{ { "Cortex-A8" },
-	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x56,  NONE } },
-	/*
-	 * armv7_a9_perf_map: instructions are those leaving the A9's register-renaming stage
-	 * (0x68); the stalls are its instruction-cache (0x60) and dispatch (0x66) stalls.
-	 */
-	{ { "Cortex-A9" },
-	  { V7_CYCLES, 0x68,  0x04,  0x03,  0x0c,  0x10,   NONE, 0x60,  0x66 } },
-	/*
-	 * armv7_a12_perf_map (the A17's too: its driver setup is the A12's) and
-	 * armv7_a15_perf_map: branches are speculatively executed PC writes (0x76).
-	 */
-	{ { "Cortex-A12", "Cortex-A17" },
-	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
-	{ { "Cortex-A15" },
-	  { V7_CYCLES, 0x08,  0x04,  0x03,  0x76,  0x10,   0x1d, NONE,  NONE } },
-};
-
-/*
- * Every ARMv8 core: drivers/perf/arm_pmuv3.c's armv8_pmuv3_perf_map. Branches are BR_RETIRED
- * where PMCEID reports it, else PC_WRITE_RETIRED (6.1's driver, in
- * arch/arm64/kernel/perf_event.c, takes PC_WRITE_RETIRED always): the parser knows the core,
- * not its PMCEID, and takes BR_RETIRED, which the ARMv8 tables list. The driver also refuses
- * a generic event PMCEID does not report, which pmuser_event_supported() tells. A 32-bit
- * kernel whose devicetree gives an ARMv8 core an ARMv7 PMU's compatible counts with that
- * ARMv7 map instead, which the MIDR does not tell.
- */
-static const struct perf_map armv8_map = {
-	{ NULL },
-	{ 0x11,   0x08,  0x04,  0x03,  0x21,  0x10,   0x1d, 0x23,  0x24 },
-};
-
-/* The map of midr's core, or NULL where the core is not known well enough to choose one. */
-static const struct perf_map *perf_map_find(uint32_t midr)
-{
-	const struct pmuser_event_table *tables[PMUSER_CORE_TABLES];
-	const char *core = pmuser_core_name(midr);
-	size_t i, k;
-
-	for (i = 0; core && i < sizeof(perf_maps) / sizeof(perf_maps[0]); i++)
-		for (k = 0; k < 2 && perf_maps[i].cores[k]; k++)
-			if (!strcmp(perf_maps[i].cores[k], core))
-				return &perf_maps[i];
-	if (pmuser_core_tables(midr, tables) && !strcmp(tables[0]->name, "armv8"))
-		return &armv8_map;
-	return NULL;
-}
-
 static int core_fail(const struct element *el, uint32_t midr, int ret, const char *what)
 {
 	const char *core = pmuser_core_name(midr);
@@ -239,32 +119,32 @@ static int core_fail(const struct element *el, uint32_t midr, int ret, const cha
 	return el_fail(el, ret, "%s on this core (MIDR 0x%08x)", what, midr);
 }
 
-/* 1 if s[0..len) is one of perf's generic names (then 0 or -ENOENT in *ret), else 0. */
-static int generic_parse(const struct element *el, const char *s, size_t len, uint32_t midr,
-			 struct pmuser_evspec_entry *e, int *ret)
+/*
+ * 1 if s[0..len) is one of perf's generic or hardware cache names (then 0 or -errno in *ret),
+ * else 0.
+ */
+static int perf_name_parse(const struct element *el, const char *s, size_t len, uint32_t midr,
+			   struct pmuser_evspec_entry *e, int *ret)
 {
-	const struct perf_map *map;
-	size_t i;
+	char why[160];
+	uint32_t event;
+	int r = pmuser__perf_event(s, len, midr, &event, why, sizeof(why));
 
-	for (i = 0; i < sizeof(generics) / sizeof(generics[0]); i++) {
-		const struct generic *g = &generics[i];
-
-		if (strlen(g->perf) != len || strncasecmp(g->perf, s, len))
-			continue;
-		map = perf_map_find(midr);
-		if (!map || map->event[g->hw] == NONE) {
-			*ret = core_fail(el, midr, -ENOENT, "perf's name is not supported");
-			return 1;
-		}
-		e->event = (uint32_t)map->event[g->hw];
-		e->name = pmuser_event_name(midr, e->event);
+	if (r > 0)
+		return 0;
+	if (!r) {
+		e->event = event;
+		e->name = pmuser_event_name(midr, event);
 		*ret = 0;
-		return 1;
+	} else if (why[0]) {
+		*ret = el_fail(el, r, "%s", why);
+	} else {
+		*ret = core_fail(el, midr, r, "perf's name is not supported");
 	}
-	return 0;
+	return 1;
 }
 
-/* The event named by s[0..len): a name of the core's tables or one of perf's generic names. */
+/* The event named by s[0..len): a name of the core's tables or one of perf's names. */
 static int name_parse(const struct element *el, const char *s, size_t len, uint32_t midr,
 		      struct pmuser_evspec_entry *e)
 {
@@ -273,7 +153,7 @@ static int name_parse(const struct element *el, const char *s, size_t len, uint3
 	size_t i;
 	int ret;
 
-	if (generic_parse(el, s, len, midr, e, &ret))
+	if (perf_name_parse(el, s, len, midr, e, &ret))
 		return ret;
 	for (i = 0; i < len; i++) {
 		char c = s[i];

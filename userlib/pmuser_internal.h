@@ -151,6 +151,16 @@ void pmuser__region_end(struct pmuser_counters *c, struct pmuser_region *r, cons
 /* The general stop: the raw readers chosen for the set, else the backend's read_raw. */
 void pmuser__region_stop_general(struct pmuser_counters *c, struct pmuser_region *r);
 
+/*
+ * perf's generic or hardware cache event name s[0..len) (pmuser_perfnames.c), as the event
+ * the core's Linux PMU driver counts for it: 0 with the event in *event; 1 when s is none of
+ * perf's names; -ENOENT with why empty when the core's map has no event for it (or the core's
+ * map is not known); -ENOENT or -EINVAL with why (whylen bytes) for a cache event name perf
+ * does not take.
+ */
+int pmuser__perf_event(const char *s, size_t len, uint32_t midr, uint32_t *event, char *why,
+		       size_t whylen);
+
 /* Neither inlined nor analysed across the call by its callers in the library. */
 #if defined(__clang__)
 #define PMUSER__NOIPA __attribute__((noinline))

@@ -252,6 +252,10 @@ static int apply(const struct tool_cli *cli, const struct tool_opt *o, const cha
 	case TOOL_OPT_FLAG:
 		*o->flag = true;
 		break;
+	case TOOL_OPT_COUNT:
+		if (*o->value < o->max)
+			(*o->value)++;
+		break;
 	case TOOL_OPT_CHOICE:
 		return apply_choice(cli, o);
 	case TOOL_OPT_STRING:

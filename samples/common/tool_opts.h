@@ -17,6 +17,8 @@ enum tool_opt_kind {
 	TOOL_OPT_NUMBER,	/* *value = an unsigned decimal in [min, max] */
 	TOOL_OPT_SIZE,		/* the same, with a size suffix (size_suffix.h) allowed */
 	TOOL_OPT_FLAG,		/* *flag = true */
+	TOOL_OPT_COUNT,		/* *value counts the times the option is given, up to max
+				 * (perf's -dd: more is max) */
 	TOOL_OPT_CHOICE,	/* *choice = choice_value; the options sharing choice exclude
 				 * each other (*choice starts below 0) */
 	TOOL_OPT_STRING,	/* *string = the argument, which must not be empty */

@@ -3,7 +3,8 @@
  * pmu-stat: count a whole command, rpistat-style (seed 001), on today's machines.
  *
  *  stat_opts.c     command line (perf stat's options where it has them)
- *  stat_events.c   event sets (-e, or the library's presets), their modes and names, metrics
+ *  stat_events.c   event sets (-e or the library's presets, and -d's), their modes and names,
+ *                  metrics
  *  stat_sys.c      system information (CPUs, MIDR, PMU), the default mode, -p/-t threads
  *  stat_launch.c   the child: blocked until the counters are ready, exec status, waiting
  *  stat_measure.c  the backends: perf-read (per task), module (own TDM on one CPU), clock
@@ -56,6 +57,7 @@ struct stat_opts {
 	const char *event_args[STAT_MAX_SETS];	/* each -e is one event set */
 	unsigned int nr_event_args;
 	const char *preset;			/* --preset; NULL: "default" unless -e given */
+	uint64_t detailed;			/* -d, -dd, -ddd: perf stat's detailed levels */
 	unsigned int interval_ms;		/* --read-period: reads, and the module's turns */
 	bool interval_given;
 	unsigned int print_ms;			/* -I: perf's interval lines every print_ms; 0 none */
@@ -126,10 +128,18 @@ struct stat_event {
 	 * "armv8_pmuv3/event=0x8/u"; a preset's by the library's name, "INST_RETIRED:u".
 	 */
 	char name[96];
-	/* perf's generic hardware event it was written as ("instructions"), or NULL */
-	const char *perf_generic;
+	/*
+	 * perf's generic or hardware cache event it was written as, by the name perf prints
+	 * ("cycles" for "cpu-cycles", "L1-dcache-load-misses" for "l1d-misses"), or empty
+	 */
+	char perf_name[32];
 	unsigned int set;
 	bool supported;
+	/*
+	 * From a preset or -d: where the CPU lacks it, it is not supported (as perf prints
+	 * <not supported>); one asked for with -e is an error then.
+	 */
+	bool optional;
 	int perf_ctr;			/* perf backend: its counter in the open sets, 0 cycles */
 	/*
 	 * Known only from the core's event table: no PMCEID register confirms the CPU counts
@@ -156,7 +166,6 @@ struct stat_setup {
 	struct stat_event ev[STAT_MAX_EVENTS];
 	size_t nr_events;
 	unsigned int nr_sets;
-	bool optional;			/* from a preset: events the CPU lacks are dropped */
 	const struct pmuser_preset *preset;	/* the library's preset, or NULL for -e */
 	/*
 	 * The cycle counter's mode: the events' own when they all have one, else the default
@@ -168,8 +177,8 @@ struct stat_setup {
 /*
  * Builds the event sets from -e, or from the --preset preset (default: "default") split by the
  * library into sets of at most counters events (0: the core's usual, 2 on the ARM1176, else
- * 4), for the core midr: 0, or -EINVAL/-ENOENT/-E2BIG with a message naming the offending
- * event or preset in err.
+ * 4), then -d's in sets of their own as many as fit, for the core midr: 0, or
+ * -EINVAL/-ENOENT/-E2BIG with a message naming the offending event or preset in err.
  */
 int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int counters,
 		      struct stat_setup *s, char *err, size_t errlen);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * pmu-stat's event sets: the user's -e sets, or a library preset split into sets that fit
- * the counters, each event in its mode and named as perf names it; and the metrics the
- * library derives from the counts (IPC, CPI, rates per thousand instructions, ratios).
+ * the counters, then perf stat's -d events, each event in its mode and named as perf names
+ * it; and the metrics the library derives from the counts (IPC, CPI, rates per thousand
+ * instructions, ratios).
  */
 #include <errno.h>
 #include <math.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "stat.h"
 
@@ -48,22 +48,21 @@ static bool element_has_mode(const char *el, size_t len, bool *pmu)
 	return close && close + 1 < el + len;
 }
 
-/* perf's generic hardware events, which perf stat derives its metrics from. */
-static const char *const perf_generics[] = {
-	"cycles", "cpu-cycles", "instructions", "branches", "branch-instructions",
-	"branch-misses", "cache-references", "cache-misses", "bus-cycles",
-	"stalled-cycles-frontend", "stalled-cycles-backend",
-};
-
-/* The generic name el[0..len) is, or NULL. */
-static const char *perf_generic(const char *el, size_t len)
+/*
+ * perf's name for the generic or cache event el[0..len) spells, which perf stat derives its
+ * metrics from, into e->perf_name; empty if it is none.
+ */
+static void set_perf_name(struct stat_event *e, const char *el, size_t len)
 {
-	size_t i;
+	char spelled[64];
 
-	for (i = 0; i < sizeof(perf_generics) / sizeof(perf_generics[0]); i++)
-		if (strlen(perf_generics[i]) == len && !strncasecmp(perf_generics[i], el, len))
-			return perf_generics[i];
-	return NULL;
+	e->perf_name[0] = '\0';
+	if (len >= sizeof(spelled))
+		return;
+	memcpy(spelled, el, len);
+	spelled[len] = '\0';
+	if (pmuser_evspec_perf_name(spelled, e->perf_name, sizeof(e->perf_name)))
+		e->perf_name[0] = '\0';
 }
 
 #define SPEC_QUOTE	60
@@ -110,7 +109,7 @@ static int add_set(struct stat_setup *s, uint32_t mode, const char *spec, char *
 		}
 		add_event(s, &ent[i], s->nr_sets, name);
 		if (!pmu)
-			s->ev[s->nr_events - 1].perf_generic = perf_generic(el, strcspn(el, ":,"));
+			set_perf_name(&s->ev[s->nr_events - 1], el, strcspn(el, ":,"));
 	}
 	s->nr_sets++;
 	return 0;
@@ -249,9 +248,86 @@ static int add_preset(struct stat_setup *s, const struct stat_opts *o, unsigned 
 			spec.name = ev->name;
 			snprintf(name, sizeof(name), "%s:%s", ev->name, stat_mode_suffix(spec.flags));
 			add_event(s, &spec, (unsigned int)k, name);
+			s->ev[s->nr_events - 1].optional = true;
 		}
 	}
 	s->nr_sets = (unsigned int)n;
+	return 0;
+}
+
+/*
+ * perf stat's -d, -dd and -ddd (Debian's perf 6.1, tools/perf/builtin-stat.c: detailed_attrs,
+ * very_detailed_attrs, very_very_detailed_attrs): a cache's loads and load misses, and the
+ * pairs each level adds, detailed_pairs[level] of them in all.
+ */
+static const char *const detailed_events[][2] = {
+	{ "L1-dcache-loads", "L1-dcache-load-misses" },			/* -d */
+	{ "LLC-loads", "LLC-load-misses" },
+	{ "L1-icache-loads", "L1-icache-load-misses" },			/* -dd */
+	{ "dTLB-loads", "dTLB-load-misses" },
+	{ "iTLB-loads", "iTLB-load-misses" },
+	{ "L1-dcache-prefetches", "L1-dcache-prefetch-misses" },	/* -ddd */
+};
+static const unsigned int detailed_pairs[] = { 0, 2, 5, 6 };
+
+/*
+ * One of -d's events, in the default mode, named as perf prints it with that mode
+ * ("LLC-loads:u"). One the core's driver has no event for is there, not supported, as perf
+ * prints it <not supported>; like a preset's, one the CPU lacks is not supported either.
+ */
+static void add_detailed_event(struct stat_setup *s, const struct stat_opts *o,
+			       const char *perf, const struct pmuser_evspec_entry *spec)
+{
+	struct pmuser_evspec_entry none = { .event = 0 };
+	char name[sizeof(s->ev[0].name)];
+	struct stat_event *e;
+
+	snprintf(name, sizeof(name), "%s:%s", perf, stat_mode_suffix(default_mode(o)));
+	add_event(s, spec ? spec : &none, s->nr_sets - 1, name);
+	e = &s->ev[s->nr_events - 1];
+	e->spec.flags = default_mode(o);
+	e->supported = spec != NULL;
+	e->optional = true;
+	snprintf(e->perf_name, sizeof(e->perf_name), "%s", perf);
+}
+
+/*
+ * -d's events after the others, in sets of their own: as many pairs in a set as the counters
+ * hold (counters, 0: the core's usual), a cache's loads and misses always in one, events the
+ * core has none for in the set of their pair.
+ */
+static int add_detailed(struct stat_setup *s, const struct stat_opts *o, unsigned int counters,
+			char *err, size_t errlen)
+{
+	unsigned int per_set = counters ? counters : usual_counters(s->midr), used = 0, p, k, n;
+	size_t level = o->detailed, one;
+	struct pmuser_evspec_entry ent[2];
+	bool have[2], open = false;
+
+	if (level >= sizeof(detailed_pairs) / sizeof(detailed_pairs[0]))
+		level = sizeof(detailed_pairs) / sizeof(detailed_pairs[0]) - 1;
+	for (p = 0; p < detailed_pairs[level]; p++) {
+		for (k = 0, n = 0; k < 2; k++) {
+			have[k] = !pmuser_evspec_parse(detailed_events[p][k], s->midr, &ent[k], 1,
+						       &one, NULL, 0);
+			n += have[k];
+		}
+		if (open && (!n || used + n <= per_set || !used)) {
+			used += n;
+		} else if (s->nr_sets < STAT_MAX_SETS) {
+			s->nr_sets++;
+			used = n;
+			open = true;
+		} else {
+			return stat_fail(-E2BIG, err, errlen, "-d: more than %d event sets",
+					 STAT_MAX_SETS);
+		}
+		if (s->nr_events + 2 > STAT_MAX_EVENTS)
+			return stat_fail(-E2BIG, err, errlen, "-d: more than %d events in all sets together",
+					 STAT_MAX_EVENTS);
+		for (k = 0; k < 2; k++)
+			add_detailed_event(s, o, detailed_events[p][k], have[k] ? &ent[k] : NULL);
+	}
 	return 0;
 }
 
@@ -286,9 +362,10 @@ int stat_setup_events(const struct stat_opts *o, uint32_t midr, unsigned int cou
 		s->preset = pmuser_preset_find(name);
 		if (!s->preset)
 			return stat_fail(-ENOENT, err, errlen, "unknown preset '%s'", name);
-		s->optional = true;
 		ret = add_preset(s, o, counters, err, errlen);
 	}
+	if (!ret && o->detailed && o->backend != STAT_CLOCK)
+		ret = add_detailed(s, o, counters, err, errlen);
 	s->cycle_mode = cycle_mode(s, o);
 	return ret;
 }

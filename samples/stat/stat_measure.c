@@ -56,8 +56,8 @@ void stat_periods_free(struct stat_periods *p)
 }
 
 /*
- * Marks events the CPU does not implement (its PMCEID, read through the device): dropped
- * from a preset, an error for events asked for by name.
+ * Marks events the CPU does not implement (its PMCEID, read through the device): not
+ * supported where optional (a preset's, -d's), an error for events asked for with -e.
  */
 
 static int check_supported(struct stat_setup *s, const struct stat_sys *sys, char *err,
@@ -70,9 +70,9 @@ static int check_supported(struct stat_setup *s, const struct stat_sys *sys, cha
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
-		if (pmuser_event_supported(&sys->cpu_info, e->spec.event))
+		if (!e->supported || pmuser_event_supported(&sys->cpu_info, e->spec.event))
 			continue;
-		if (!s->optional)
+		if (!e->optional)
 			return stat_fail(-EOPNOTSUPP, err, errlen,
 				    "event %s (0x%x) is not implemented by this CPU (PMCEID%s); see pmu-info",
 				    e->name, e->spec.event,
@@ -253,6 +253,17 @@ static double perf_clock_ns(const struct perf_state *p, unsigned int k)
 	return (double)v;
 }
 
+/* Whether an event is optional: perf may then leave events it cannot open unsupported. */
+static bool some_optional(const struct stat_setup *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_events; i++)
+		if (s->ev[i].optional)
+			return true;
+	return false;
+}
+
 /*
  * Opens the events for every target (the command is child): 0, or -errno with why. As one
  * group per target (cycles leading) when asked: perf then schedules and reads them together,
@@ -274,7 +285,7 @@ static int perf_open(struct perf_state *p, struct stat_setup *s, pid_t child,
 	/* A group member perf could not place would pass for an unsupported event. */
 	if (!group)
 		a.flags |= PMUSER_COUNTERS_NO_GROUP;
-	if (s->optional && !group)
+	if (some_optional(s) && !group)
 		a.flags |= PMUSER_COUNTERS_OPTIONAL;
 	for (i = 0; !cycles_only && i < s->nr_events; i++)
 		if (s->ev[i].supported)
@@ -299,14 +310,21 @@ static int perf_open(struct perf_state *p, struct stat_setup *s, pid_t child,
 		return 0;
 	/*
 	 * Each event's counter; one perf could not open in an optional set (the library keeps
-	 * it, unsupported) is not supported, not a count of 0.
+	 * it, unsupported) is not supported, not a count of 0, where it is optional itself, and
+	 * refuses the run where it was asked for with -e, as without optional events.
 	 */
 	for (i = 0, k = 1; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
 		e->perf_ctr = e->supported ? (int)k++ : -1;
-		if (e->supported && p->n && !pmuser_counters_supported(p->c[0], (unsigned int)e->perf_ctr))
-			e->supported = false;
+		if (!e->supported || !p->n || pmuser_counters_supported(p->c[0], (unsigned int)e->perf_ctr))
+			continue;
+		if (!e->optional) {
+			perf_close(p);
+			snprintf(why, whylen, "%s: perf cannot count it here", e->name);
+			return -EOPNOTSUPP;
+		}
+		e->supported = false;
 	}
 	return 0;
 }
@@ -908,9 +926,9 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 	for (i = 0; i < s->nr_events; i++) {
 		struct stat_event *e = &s->ev[i];
 
-		if (pmuser_event_supported(&m->ci, e->spec.event))
+		if (!e->supported || pmuser_event_supported(&m->ci, e->spec.event))
 			continue;
-		if (!s->optional)
+		if (!e->optional)
 			return stat_fail(-EOPNOTSUPP, err, errlen,
 				    "event %s (0x%x) is not implemented by CPU %d (PMCEID); see pmu-info",
 				    e->name, e->spec.event, m->cpu);

@@ -293,12 +293,23 @@ static void notes(FILE *f)
 		"Events: a name pmu-info --events lists (any case); perf's generic names cycles,\n"
 		"cpu-cycles, instructions, branches, branch-instructions, branch-misses,\n"
 		"cache-references, cache-misses, bus-cycles, stalled-cycles-frontend and\n"
-		"stalled-cycles-backend, as the events Linux's PMU driver for the core counts for\n"
-		"them (ARMv8's; on ARMv7 cores and the ARM1176 that core's map, with ARMv7's cycles\n"
-		"the CPU_CYCLES event); a name the core's map has no event for is not supported on\n"
-		"it; a hex number, 0x1b or perf's raw r1b; or a CPU PMU's event as perf writes it,\n"
-		"armv8_pmuv3_0/inst_retired/ or armv8_cortex_a72/event=0x8/ (event= is decimal\n"
-		"unless 0x).\n"
+		"stalled-cycles-backend, and its cache names as perf composes them\n"
+		"(L1-dcache-loads, L1-dcache-load-misses, L1-dcache-stores, L1-icache-loads,\n"
+		"LLC-loads, LLC-load-misses, dTLB-loads, iTLB-load-misses, branch-loads, ..., and\n"
+		"perf's other spellings: l1d-misses), as the events Linux's PMU driver for the\n"
+		"core counts for them (ARMv8's; on ARMv7 cores and the ARM1176 that core's map,\n"
+		"with ARMv7's cycles the CPU_CYCLES event); a name the core's map has no event for\n"
+		"is not supported on it; a hex number, 0x1b or perf's raw r1b; or a CPU PMU's\n"
+		"event as perf writes it, armv8_pmuv3_0/inst_retired/ or\n"
+		"armv8_cortex_a72/event=0x8/ (event= is decimal unless 0x).\n"
+		"Detailed: -d, -dd and -ddd add perf stat's detailed events (Debian's perf 6.1's)\n"
+		"to the events -e or the preset (the default one without -e) asks for:\n"
+		"L1-dcache-loads, L1-dcache-load-misses, LLC-loads and LLC-load-misses; with -dd\n"
+		"also L1-icache-, dTLB- and iTLB-loads and -load-misses; with -ddd also\n"
+		"L1-dcache-prefetches and -prefetch-misses. Each counts the default mode, in sets\n"
+		"of their own after the others, a cache's loads and misses in one set. One the\n"
+		"core's driver has no event for, or the CPU does not implement, is reported not\n"
+		"supported, as perf prints <not supported>; none is dropped.\n"
 		"Modes: :u user, :k kernel, :uk both (after a PMU's closing slash /u, /k, /uk).\n"
 		"Without one an event counts perf's default: user and kernel where the kernel lets\n"
 		"this user count kernel mode (perf_event_paranoid <= 1, CAP_PERFMON or\n"
@@ -318,6 +329,7 @@ static void notes(FILE *f)
 		"  pmu-stat -x, -e r1b:uk -- ./prog\n"
 		"  pmu-stat -e '{instructions,cycles}:u,{branches,branch-misses}:u' -- ./prog\n"
 		"  pmu-stat -a -A -I 1000 -x, -e instructions -- sleep 5\n"
+		"  pmu-stat -dd -- ./prog\n"
 		"  pmu-stat --preset cache -r 5 -- ./prog\n");
 }
 
@@ -358,8 +370,8 @@ static const char *refused(const struct stat_opts *o, int format)
 		return "-I: the module backend time-shares its event sets, so an interval would count some of them only: use --backend perf-read";
 	if (o->backend == STAT_MODULE && o->nr_pin_cpus > 1)
 		return "the module backend counts one CPU: give --pin-cpus with a single CPU";
-	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset))
-		return "the clock backend counts no events: drop -e/--preset";
+	if (o->backend == STAT_CLOCK && (o->nr_event_args || o->preset || o->detailed))
+		return "the clock backend counts no events: drop -e/--preset/-d";
 	if (o->per_cpu && o->backend == STAT_MODULE)
 		return "--per-cpu: the module backend counts one CPU, its counts are that CPU's";
 	if (o->per_cpu && o->backend == STAT_CLOCK)
@@ -386,6 +398,11 @@ static size_t perf_options(struct tool_opt *t, struct stat_opts *o, struct parse
 		  "\n-e for more sets): perf's names, pmu-info --events names,"
 		  "\n0x1b or r1b; modes :u, :k, :uk (see Modes below)",
 		  TOOL_OPT_PARSE, .parse = parse_events, .ctx = o },
+		{ "detailed", 'd', NULL, "perf stat's detailed events besides the others: -d"
+		  "\nL1-dcache and LLC loads and load misses, -dd L1-icache,"
+		  "\ndTLB and iTLB ones too, -ddd L1-dcache prefetches too"
+		  "\n(see Detailed below)",
+		  TOOL_OPT_COUNT, .max = 3, .value = &o->detailed },
 		{ "field-separator", 'x', "SEP", "perf stat -x lines of the events asked for: value,"
 		  "\nunit, event, [+- %,] run ns, % running, metric, unit",
 		  TOOL_OPT_PARSE, .parse = parse_separator, .ctx = o },

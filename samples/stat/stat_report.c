@@ -303,31 +303,33 @@ int stat_report_text(FILE *f, const struct stat_opts *o, const struct stat_setup
 /* ---- perf stat's lines: -x, -I, -v -------------------------------------------------------- */
 
 /*
- * The metrics perf stat prints beside its generic hardware events, each over another
- * generic event asked for in the same mode (perf keeps its shadow counts apart by mode). fmt
- * is -x's, text the text line's, both perf's.
+ * The metrics perf stat prints beside its generic hardware and cache events, each over
+ * another of them asked for in the same mode (perf keeps its shadow counts apart by mode),
+ * both by the names perf prints (struct stat_event's perf_name). fmt is -x's, text the text
+ * line's, both perf's: Debian's perf 6.1, tools/perf/util/stat-shadow.c. Its cache metrics
+ * are a cache's load misses over its loads (the reads it keys by cache alone), no other
+ * operation's.
  */
 static const struct perf_metric_rule {
-	const char *event;
-	const char *other[2];		/* the divisor, in either spelling */
+	const char *event, *other;	/* other: the divisor */
 	double scale;
 	const char *fmt, *text, *unit;
 } perf_rules[] = {
-	{ "instructions", { "cycles", "cpu-cycles" }, 1.0, "%.2f", "%7.2f ", "insn per cycle" },
-	{ "branch-misses", { "branches", "branch-instructions" }, 100.0, "%.2f", "%7.2f%%",
-	  "of all branches" },
-	{ "cache-misses", { "cache-references" }, 100.0, "%.3f", "%8.3f %%", "of all cache refs" },
-	{ "stalled-cycles-frontend", { "cycles", "cpu-cycles" }, 100.0, "%.2f", "%7.2f%%",
-	  "frontend cycles idle" },
-	{ "stalled-cycles-backend", { "cycles", "cpu-cycles" }, 100.0, "%.2f", "%7.2f%%",
-	  "backend cycles idle" },
+	{ "instructions", "cycles", 1.0, "%.2f", "%7.2f ", "insn per cycle" },
+	{ "branch-misses", "branches", 100.0, "%.2f", "%7.2f%%", "of all branches" },
+	{ "cache-misses", "cache-references", 100.0, "%.3f", "%8.3f %%", "of all cache refs" },
+	{ "stalled-cycles-frontend", "cycles", 100.0, "%.2f", "%7.2f%%", "frontend cycles idle" },
+	{ "stalled-cycles-backend", "cycles", 100.0, "%.2f", "%7.2f%%", "backend cycles idle" },
+	{ "L1-dcache-load-misses", "L1-dcache-loads", 100.0, "%.2f", "%7.2f%%",
+	  "of all L1-dcache accesses" },
+	{ "L1-icache-load-misses", "L1-icache-loads", 100.0, "%.2f", "%7.2f%%",
+	  "of all L1-icache accesses" },
+	{ "LLC-load-misses", "LLC-loads", 100.0, "%.2f", "%7.2f%%", "of all LL-cache accesses" },
+	{ "dTLB-load-misses", "dTLB-loads", 100.0, "%.2f", "%7.2f%%",
+	  "of all dTLB cache accesses" },
+	{ "iTLB-load-misses", "iTLB-loads", 100.0, "%.2f", "%7.2f%%",
+	  "of all iTLB cache accesses" },
 };
-
-static bool is_other(const struct perf_metric_rule *rule, const char *generic)
-{
-	return generic && ((rule->other[0] && !strcmp(rule->other[0], generic)) ||
-			   (rule->other[1] && !strcmp(rule->other[1], generic)));
-}
 
 static const struct perf_metric_rule *perf_metric_at(const struct stat_setup *s, size_t i,
 						     const double values[], double *value)
@@ -335,13 +337,13 @@ static const struct perf_metric_rule *perf_metric_at(const struct stat_setup *s,
 	const struct stat_event *e = &s->ev[i];
 	size_t r, k;
 
-	for (r = 0; e->perf_generic && r < sizeof(perf_rules) / sizeof(perf_rules[0]); r++) {
+	for (r = 0; e->perf_name[0] && r < sizeof(perf_rules) / sizeof(perf_rules[0]); r++) {
 		const struct perf_metric_rule *rule = &perf_rules[r];
 
-		if (strcmp(rule->event, e->perf_generic) || isnan(values[i]))
+		if (strcmp(rule->event, e->perf_name) || isnan(values[i]))
 			continue;
 		for (k = 0; k < s->nr_events; k++)
-			if (is_other(rule, s->ev[k].perf_generic) &&
+			if (!strcmp(rule->other, s->ev[k].perf_name) &&
 			    s->ev[k].spec.flags == e->spec.flags && !isnan(values[k]))
 				break;
 		if (k == s->nr_events || values[k] <= 0)

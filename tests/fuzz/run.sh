@@ -45,7 +45,8 @@ evspec_seeds() {
 	for spec in 'inst_retired,cpu_cycles:u,0x11,l1d_cache_refill:k,r1b' \
 		'l1d_cache_refill_rd:uk,0x4004:k,R1B' 'instr_exec,dcache_miss:ku' \
 		'0x10000' 'a,,b' 'cpu_cycles:uu' '17' 'instructions:u,cycles,stalled-cycles-backend' \
-		'armv8_pmuv3_0/inst_retired/uk,armv8_cortex_a72/event=0x8/:k' 'a/event=1,b=2/'; do
+		'armv8_pmuv3_0/inst_retired/uk,armv8_cortex_a72/event=0x8/:k' 'a/event=1,b=2/' \
+		'L1-dcache-load-misses:k,l1d-misses,LLC-stores,iTLB-prefetches,dTLB--x'; do
 		printf '\002\377%s' "$spec" >"$1/seed$i"
 		i=$((i + 1))
 	done
@@ -69,8 +70,13 @@ fuzz fuzz_evspec evspec_seeds '"0x"
 "branch-misses"
 "/"
 "armv8_pmuv3_0/"
-"event="' \
-	"$here/fuzz_evspec.c" "$top/userlib/pmuser_events.c" "$top/userlib/pmuser_evspec.c" ||
+"event="
+"L1-dcache"
+"-load"
+"-misses"
+"-speculative-read"' \
+	"$here/fuzz_evspec.c" "$top/userlib/pmuser_events.c" "$top/userlib/pmuser_evspec.c" \
+	"$top/userlib/pmuser_perfnames.c" ||
 	status=1
 fuzz fuzz_sweepcsv sweepcsv_seeds '"# pmu-sweep v1 unit=cycles\x0A"
 "# pmu-sweep v1 unit=ns\x0A"

@@ -819,6 +819,290 @@ TEST(evspec_perf_maps)
 	}
 }
 
+/*
+ * perf's hardware cache names, in the order of the rows below: every cache, operation and
+ * result perf takes together (tools/perf/util/evsel.c, evsel__hw_cache_stat: L1-icache
+ * loads and prefetches only, iTLB and branch loads only), as perf prints them.
+ */
+static const char *const cache_names[] = {
+	"L1-dcache-loads", "L1-dcache-load-misses", "L1-dcache-stores", "L1-dcache-store-misses",
+	"L1-dcache-prefetches", "L1-dcache-prefetch-misses",
+	"L1-icache-loads", "L1-icache-load-misses", "L1-icache-prefetches",
+	"L1-icache-prefetch-misses",
+	"LLC-loads", "LLC-load-misses", "LLC-stores", "LLC-store-misses", "LLC-prefetches",
+	"LLC-prefetch-misses",
+	"dTLB-loads", "dTLB-load-misses", "dTLB-stores", "dTLB-store-misses", "dTLB-prefetches",
+	"dTLB-prefetch-misses",
+	"iTLB-loads", "iTLB-load-misses",
+	"branch-loads", "branch-load-misses",
+	"node-loads", "node-load-misses", "node-stores", "node-store-misses", "node-prefetches",
+	"node-prefetch-misses",
+};
+
+#define MIDR_A35	0x410fd041
+#define MIDR_A73	0x410fd092
+#define MIDR_THUNDERX	0x431f0a11
+#define MIDR_THUNDERX81	0x430f0a20
+#define MIDR_VULCAN	0x420f5160
+#define MIDR_THUNDERX2	0x431f0af1
+
+/*
+ * Every cache name on a core of each of the drivers' cache maps, as the kernel gives it, row
+ * by row in the columns above (L1-dcache 6, L1-icache 4, LLC 6, dTLB 6, iTLB 2, branch 2,
+ * node 6). ARMv8: drivers/perf/arm_pmuv3.c (arch/arm64/kernel/perf_event.c in 6.1, the same
+ * maps), armv8_pmuv3_perf_cache_map for every core, then where it has no event the map the
+ * core's devicetree compatible selects (armv8_pmuv3_map_event() and the core-specific
+ * *_map_event()). ARMv7: drivers/perf/arm_v7_pmu.c's armv7_*_perf_cache_map; the ARM1176:
+ * drivers/perf/arm_v6_pmu.c's armv6_perf_cache_map.
+ */
+static const struct {
+	uint32_t midr;
+	const char *what;
+	int event[ARRAY_SIZE(cache_names)];
+} cache_map_rows[] = {
+	/* armv8_pmuv3_perf_cache_map, then armv8_a57_perf_cache_map (the A72's too). */
+	{ MIDR_A72, "Cortex-A72",
+	  { 0x04, 0x03, 0x41, 0x43, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, 0x4d, NO, NO,  0x26, 0x02,  0x12, 0x10,  0x60, NO, 0x61, NO, NO, NO } },
+	{ MIDR_A57, "Cortex-A57",
+	  { 0x04, 0x03, 0x41, 0x43, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, 0x4d, NO, NO,  0x26, 0x02,  0x12, 0x10,  0x60, NO, 0x61, NO, NO, NO } },
+	/* armv8_a53_perf_cache_map (the A35's too): ARMV8_A53_PERFCTR_PREF_LINEFILL, bus. */
+	{ MIDR_A53, "Cortex-A53",
+	  { 0x04, 0x03, NO, NO, NO, 0xc2,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, NO, NO, NO,  0x26, 0x02,  0x12, 0x10,  0x60, NO, 0x61, NO, NO, NO } },
+	{ MIDR_A35, "Cortex-A35",
+	  { 0x04, 0x03, NO, NO, NO, 0xc2,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, NO, NO, NO,  0x26, 0x02,  0x12, 0x10,  0x60, NO, 0x61, NO, NO, NO } },
+	/* armv8_a73_perf_cache_map: L1D_CACHE_WR. */
+	{ MIDR_A73, "Cortex-A73",
+	  { 0x04, 0x03, 0x41, NO, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, NO, NO, NO,  0x26, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* A core without a map of its own: the architected events alone. */
+	{ MIDR_A76, "Cortex-A76",
+	  { 0x04, 0x03, NO, NO, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, NO, NO, NO,  0x26, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	{ MIDR_THUNDERX81, "ThunderX 81xx",
+	  { 0x04, 0x03, NO, NO, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, NO, NO, NO, NO,  0x26, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv8_thunder_perf_cache_map: ARMV8_THUNDER_PERFCTR_*, L1D_TLB_RD/_WR. */
+	{ MIDR_THUNDERX, "ThunderX",
+	  { 0x04, 0x03, 0x41, 0xe9, 0xea, 0xeb,  0x14, 0x01, 0xec, 0xed,
+	    0x36, 0x37, NO, NO, NO, NO,  0x25, 0x05, 0x4f, 0x4d, NO, NO,  0x26, 0x02,
+	    0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv8_vulcan_perf_cache_map, ThunderX2's too. */
+	{ MIDR_VULCAN, "Vulcan",
+	  { 0x04, 0x03, 0x41, 0x43, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, 0x4f, 0x4d, NO, NO,  0x26, 0x02,  0x12, 0x10,  0x60, NO, 0x61, NO, NO, NO } },
+	{ MIDR_THUNDERX2, "ThunderX2",
+	  { 0x04, 0x03, 0x41, 0x43, NO, NO,  0x14, 0x01, NO, NO,  0x36, 0x37, NO, NO, NO, NO,
+	    0x25, 0x05, 0x4f, 0x4d, NO, NO,  0x26, 0x02,  0x12, 0x10,  0x60, NO, 0x61, NO, NO, NO } },
+	/* armv7_a5_perf_cache_map: ARMV7_A5_PERFCTR_PREFETCH_LINEFILL(_DROP), I and D. */
+	{ MIDR_A5, "Cortex-A5",
+	  { 0x04, 0x03, 0x04, 0x03, 0xc2, 0xc3,  0x14, 0x01, 0xc2, 0xc3,  NO, NO, NO, NO, NO, NO,
+	    NO, 0x05, NO, 0x05, NO, NO,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv7_a7_perf_cache_map: ARMV7_PERFCTR_L2_CACHE_ACCESS, _REFILL. */
+	{ MIDR_A7, "Cortex-A7",
+	  { 0x04, 0x03, 0x04, 0x03, NO, NO,  0x14, 0x01, NO, NO,  0x16, 0x17, 0x16, 0x17, NO, NO,
+	    NO, 0x05, NO, 0x05, NO, NO,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv7_a8_perf_cache_map: ARMV7_A8_PERFCTR_L1_ICACHE_ACCESS, _L2_CACHE_*. */
+	{ MIDR_A8, "Cortex-A8",
+	  { 0x04, 0x03, 0x04, 0x03, NO, NO,  0x50, 0x01, NO, NO,  0x43, 0x44, 0x43, 0x44, NO, NO,
+	    NO, 0x05, NO, 0x05, NO, NO,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv7_a9_perf_cache_map */
+	{ MIDR_A9, "Cortex-A9",
+	  { 0x04, 0x03, 0x04, 0x03, NO, NO,  NO, 0x01, NO, NO,  NO, NO, NO, NO, NO, NO,
+	    NO, 0x05, NO, 0x05, NO, NO,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv7_a12_perf_cache_map, the A17's too: ARMV7_A12_PERFCTR_*, PF_TLB_REFILL. */
+	{ MIDR_A12, "Cortex-A12",
+	  { 0x40, 0x03, 0x41, 0x03, NO, NO,  0x14, 0x01, NO, NO,  0x50, 0x17, 0x51, 0x17, NO, NO,
+	    NO, 0x05, NO, 0x05, NO, 0xe7,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	{ MIDR_A17, "Cortex-A17",
+	  { 0x40, 0x03, 0x41, 0x03, NO, NO,  0x14, 0x01, NO, NO,  0x50, 0x17, 0x51, 0x17, NO, NO,
+	    NO, 0x05, NO, 0x05, NO, 0xe7,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv7_a15_perf_cache_map: ARMV7_A15_PERFCTR_* by direction. */
+	{ MIDR_A15, "Cortex-A15",
+	  { 0x40, 0x42, 0x41, 0x43, NO, NO,  0x14, 0x01, NO, NO,  0x50, 0x52, 0x51, 0x53, NO, NO,
+	    NO, 0x4c, NO, 0x4d, NO, NO,  NO, 0x02,  0x12, 0x10,  NO, NO, NO, NO, NO, NO } },
+	/* armv6_perf_cache_map: DCACHE_ACCESS, DCACHE_MISS, ICACHE_MISS, DTLB_MISS, ITLB_MISS. */
+	{ MIDR_1176, "ARM1176",
+	  { 0x0a, 0x0b, 0x0a, 0x0b, NO, NO,  NO, 0x00, NO, NO,  NO, NO, NO, NO, NO, NO,
+	    NO, 0x04, NO, 0x04, NO, NO,  NO, 0x03,  NO, NO,  NO, NO, NO, NO, NO, NO } },
+	/* An ARMv7 part perf's maps do not name: which map its driver takes is unknown. */
+	{ 0x410fc0b0, "MIDR 0x410fc0b0",
+	  { NO, NO, NO, NO, NO, NO,  NO, NO, NO, NO,  NO, NO, NO, NO, NO, NO,
+	    NO, NO, NO, NO, NO, NO,  NO, NO,  NO, NO,  NO, NO, NO, NO, NO, NO } },
+};
+
+TEST(evspec_perf_cache_maps)
+{
+	struct pmuser_evspec_entry e;
+	char err[200], want[120], canon[40];
+	size_t r, i, n;
+	int ret;
+
+	for (r = 0; r < ARRAY_SIZE(cache_map_rows); r++) {
+		uint32_t midr = cache_map_rows[r].midr;
+		const char *core = pmuser_core_name(midr), *name;
+
+		if (core)
+			snprintf(want, sizeof(want), "perf's name is not supported on this core (%s)",
+				 core);
+		else
+			snprintf(want, sizeof(want),
+				 "perf's name is not supported on this core (MIDR 0x%08x)", midr);
+		for (i = 0; i < ARRAY_SIZE(cache_names); i++) {
+			int ev = cache_map_rows[r].event[i];
+
+			/* The columns are perf's own names. */
+			ASSERT_EQ(0, pmuser_evspec_perf_name(cache_names[i], canon, sizeof(canon)));
+			EXPECT_STREQ(cache_names[i], canon);
+			ret = pmuser_evspec_parse(cache_names[i], midr, &e, 1, &n, err, sizeof(err));
+			if (ev == NO) {
+				EXPECT_EQ(-ENOENT, ret)
+					TH_LOG("%s on %s", cache_names[i], cache_map_rows[r].what);
+				EXPECT_NE(NULL, strstr(err, want)) TH_LOG("%s: %s", cache_names[i], err);
+				continue;
+			}
+			ASSERT_EQ(0, ret) TH_LOG("%s on %s: %s", cache_names[i],
+						 cache_map_rows[r].what, err);
+			EXPECT_EQ((uint32_t)ev, e.event)
+				TH_LOG("%s on %s", cache_names[i], cache_map_rows[r].what);
+			name = pmuser_event_name(midr, e.event);
+			if (name) {
+				EXPECT_STREQ(name, e.name);
+			} else {
+				EXPECT_EQ(NULL, e.name);
+			}
+		}
+	}
+}
+
+/*
+ * perf's other spellings (evsel.c's alias words, in any case, an operation and a result in
+ * either order; no operation is a load, no result an access) are the same events, and are
+ * named as perf prints the event.
+ */
+TEST(evspec_perf_cache_spellings)
+{
+	static const struct {
+		const char *spelled, *perf;
+	} cases[] = {
+		{ "L1-dcache", "L1-dcache-loads" },
+		{ "l1-d-load", "L1-dcache-loads" },
+		{ "l1d-misses", "L1-dcache-load-misses" },
+		{ "L1-data-read-miss", "L1-dcache-load-misses" },
+		{ "L1-dcache-misses", "L1-dcache-load-misses" },
+		{ "L1-dcache-misses-load", "L1-dcache-load-misses" },
+		{ "l1d-refs", "L1-dcache-loads" },
+		{ "L1-dcache-loads-access", "L1-dcache-loads" },
+		{ "L1-dcache-ops", "L1-dcache-loads" },
+		{ "L1-dcache-Reference", "L1-dcache-loads" },
+		{ "L1-DCACHE-STORE", "L1-dcache-stores" },
+		{ "l1d-write-misses", "L1-dcache-store-misses" },
+		{ "L1-dcache-speculative-read", "L1-dcache-prefetches" },
+		{ "L1-dcache-speculative-load-miss", "L1-dcache-prefetch-misses" },
+		{ "l1i", "L1-icache-loads" },
+		{ "l1-i-misses", "L1-icache-load-misses" },
+		{ "L1-instruction-prefetch", "L1-icache-prefetches" },
+		{ "LLC", "LLC-loads" },
+		{ "L2-misses", "LLC-load-misses" },
+		{ "llc-stores", "LLC-stores" },
+		{ "dtlb", "dTLB-loads" },
+		{ "d-tlb-misses", "dTLB-load-misses" },
+		{ "Data-TLB-store-misses", "dTLB-store-misses" },
+		{ "i-tlb", "iTLB-loads" },
+		{ "Instruction-TLB-miss", "iTLB-load-misses" },
+		{ "branch", "branch-loads" },
+		{ "bpu-misses", "branch-load-misses" },
+		{ "btb-load", "branch-loads" },
+		{ "bpc-miss", "branch-load-misses" },
+		{ "branches-loads", "branch-loads" },
+		{ "node", "node-loads" },
+		{ "node-write", "node-stores" },
+		/* perf's generic hardware names, by the one perf prints. */
+		{ "cpu-cycles", "cycles" },
+		{ "CYCLES", "cycles" },
+		{ "branch-instructions", "branches" },
+		{ "branches", "branches" },
+		{ "branch-misses", "branch-misses" },
+		{ "stalled-cycles-backend", "stalled-cycles-backend" },
+	};
+	static const uint32_t midrs[] = { MIDR_A72, MIDR_A53, MIDR_THUNDERX, MIDR_A7, MIDR_A15,
+					   MIDR_1176 };
+	struct pmuser_evspec_entry a, b, two[2];
+	char err[200], canon[40];
+	size_t i, k, n;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		ASSERT_EQ(0, pmuser_evspec_perf_name(cases[i].spelled, canon, sizeof(canon)))
+			TH_LOG("%s", cases[i].spelled);
+		EXPECT_STREQ(cases[i].perf, canon);
+		/* The same event as the name perf prints, or the same refusal, on every map. */
+		for (k = 0; k < ARRAY_SIZE(midrs); k++) {
+			ret = pmuser_evspec_parse(cases[i].perf, midrs[k], &b, 1, &n, err,
+						  sizeof(err));
+			EXPECT_EQ(ret, pmuser_evspec_parse(cases[i].spelled, midrs[k], &a, 1, &n,
+							   err, sizeof(err)))
+				TH_LOG("%s on 0x%08x", cases[i].spelled, midrs[k]);
+			if (!ret)
+				EXPECT_EQ(b.event, a.event) TH_LOG("%s", cases[i].spelled);
+		}
+	}
+	/* Modifiers follow as with any name. */
+	ASSERT_EQ(0, pmuser_evspec_parse("L1-dcache-load-misses:k,dTLB-loads:uk", MIDR_A72, two,
+					 ARRAY_SIZE(two), &n, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(0x03, two[0].event);
+	EXPECT_EQ(PMUSER_COUNT_KERNEL, two[0].flags);
+	EXPECT_EQ(0x25, two[1].event);
+	EXPECT_EQ(PMUSER_COUNT_MASK, two[1].flags);
+	ASSERT_EQ(0, pmuser_evspec_parse("LLC-load-misses:k", MIDR_A7, &a, 1, &n, err,
+					 sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0x17, a.event);
+	EXPECT_EQ(PMUSER_COUNT_KERNEL, a.flags);
+	ASSERT_EQ(0, pmuser_evspec_parse("armv8_pmuv3_0/L1-dcache-loads/k", MIDR_A72, &a, 1, &n,
+					 err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0x04, a.event);
+	/* What is none of perf's names. */
+	EXPECT_EQ(-ENOENT, pmuser_evspec_perf_name("inst_retired", canon, sizeof(canon)));
+	EXPECT_EQ(-ENOENT, pmuser_evspec_perf_name("L1-icache-stores", canon, sizeof(canon)));
+	EXPECT_EQ(-ENOENT, pmuser_evspec_perf_name("L1-dcache-loads:u", canon, sizeof(canon)));
+	EXPECT_EQ(-ENOENT, pmuser_evspec_perf_name("l1d_cache", canon, sizeof(canon)));
+	EXPECT_EQ(-ENOENT, pmuser_evspec_perf_name("", canon, sizeof(canon)));
+	EXPECT_EQ(-ENOSPC, pmuser_evspec_perf_name("l1d-misses", canon, 21));
+	EXPECT_EQ(0, pmuser_evspec_perf_name("l1d-misses", canon, 22));
+	EXPECT_EQ(-EINVAL, pmuser_evspec_perf_name(NULL, canon, sizeof(canon)));
+}
+
+TEST(evspec_perf_cache_errors)
+{
+	static const struct error_case cases[] = {
+		/* Operations perf does not take for the cache (evsel__hw_cache_stat). */
+		{ MIDR_A72, "L1-icache-stores", -ENOENT,
+		  { "'L1-icache-stores'", "perf has no L1-icache stores: it counts loads and prefetches" } },
+		{ MIDR_A72, "iTLB-prefetch-misses", -ENOENT, { "no iTLB prefetches", "loads of it" } },
+		{ MIDR_A7, "cycles,branch-stores", -ENOENT, { "event 2 'branch-stores'", "no branch stores" } },
+		/* perf would drop the second of two operations or results: refused. */
+		{ MIDR_A72, "L1-dcache-load-store", -EINVAL, { "two operations" } },
+		{ MIDR_A72, "LLC-misses-miss", -EINVAL, { "two results" } },
+		{ MIDR_A72, "L1-dcache-load-misses-x", -EINVAL, { "no more" } },
+		{ MIDR_A72, "L1-dcache-bogus", -EINVAL, { "'bogus' is none of perf's cache operations" } },
+		{ MIDR_A72, "dTLB-", -EINVAL, { "ends in '-'" } },
+		{ MIDR_A72, "dTLB--loads", -EINVAL, { "an empty word" } },
+		/* A cache word must end at a '-': these are names of nothing. */
+		{ MIDR_A72, "L1-dcachex", -EINVAL, { "unexpected '-'" } },
+		{ MIDR_A72, "nodes", -ENOENT, { "no event of that name" } },
+		/* A name the core's map has no event for. */
+		{ MIDR_A9, "LLC-loads:u", -ENOENT,
+		  { "'LLC-loads:u'", "not supported on this core (Cortex-A9)" } },
+		{ MIDR_1176, "branch-loads", -ENOENT, { "not supported on this core (ARM1176)" } },
+		{ MIDR_A76, "L1-dcache-stores", -ENOENT, { "not supported on this core (Cortex-A76)" } },
+	};
+	expect_errors(_metadata, cases, ARRAY_SIZE(cases));
+}
+
 /* A PMU's slashes keep their comma: the element does not end there. */
 TEST(evspec_perf_sets)
 {

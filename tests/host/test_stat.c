@@ -275,7 +275,9 @@ TEST(event_sets)
 	EXPECT_STREQ("INST_RETIRED", s.ev[0].spec.name);
 	EXPECT_EQ(1U, s.ev[2].set);
 	EXPECT_EQ(0x11U, s.ev[2].spec.event);
-	EXPECT_FALSE(s.optional);
+	/* Asked for by name: one the CPU lacks is an error, not a row "not supported". */
+	for (i = 0; i < (int)s.nr_events; i++)
+		EXPECT_FALSE(s.ev[i].optional);
 	EXPECT_EQ(NULL, s.preset);
 
 	opts_with(&o, NULL, "inst_retired,no_such_event", NULL);
@@ -349,7 +351,7 @@ TEST(perf_groups_are_sets)
 	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(1U, s.nr_sets);
 	EXPECT_STREQ("cycles:uk", s.ev[1].name);
-	EXPECT_STREQ("cycles", s.ev[1].perf_generic);
+	EXPECT_STREQ("cycles", s.ev[1].perf_name);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		opts_with(&o, NULL, bad[i].arg, NULL);
 		EXPECT_EQ(-EINVAL, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)))
@@ -385,10 +387,10 @@ TEST(events_name_their_mode)
 	EXPECT_STREQ("CYCLES:u", s.ev[5].name);
 	EXPECT_EQ((uint32_t)PMUSER_COUNT_USER, s.ev[5].spec.flags);
 	/* perf's generic names, which its metrics are of, in any case. */
-	EXPECT_STREQ("instructions", s.ev[0].perf_generic);
-	EXPECT_EQ(NULL, s.ev[1].perf_generic);
-	EXPECT_EQ(NULL, s.ev[2].perf_generic);
-	EXPECT_STREQ("cycles", s.ev[5].perf_generic);
+	EXPECT_STREQ("instructions", s.ev[0].perf_name);
+	EXPECT_STREQ("", s.ev[1].perf_name);
+	EXPECT_STREQ("", s.ev[2].perf_name);
+	EXPECT_STREQ("cycles", s.ev[5].perf_name);
 	/* Modes differ: the cycle counter counts the default mode. */
 	EXPECT_EQ((uint32_t)PMUSER_COUNT_MASK, s.cycle_mode);
 
@@ -470,7 +472,6 @@ TEST(presets_resolve_on_every_family)
 			opts_with(&o, list[p].name, NULL, NULL);
 			ASSERT_EQ(0, stat_setup_events(&o, midrs[m], 0, &s, err, sizeof(err)))
 				TH_LOG("preset %s on 0x%x: %s", list[p].name, midrs[m], err);
-			EXPECT_TRUE(s.optional);
 			EXPECT_TRUE(s.preset == &list[p]);
 			EXPECT_LE(1U, s.nr_sets);
 			/* Sets fit the core's usual counters and come in order. */
@@ -478,6 +479,7 @@ TEST(presets_resolve_on_every_family)
 				unsigned int set = s.ev[i].set, k, in_set = 0;
 
 				EXPECT_LE(i ? s.ev[i - 1].set : 0, set);
+				EXPECT_TRUE(s.ev[i].optional);
 				for (k = 0; k < s.nr_events; k++)
 					in_set += s.ev[k].set == set;
 				EXPECT_GE(per_set, in_set) TH_LOG("preset %s", list[p].name);
@@ -511,6 +513,136 @@ TEST(presets_resolve_on_every_family)
 	opts_with(&o, "nope", NULL, NULL);
 	EXPECT_EQ(-ENOENT, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
 	EXPECT_TRUE(strstr(err, "unknown preset 'nope'") != NULL) TH_LOG("%s", err);
+}
+
+/*
+ * -d, -dd and -ddd, as perf stat counts them (perf 6.1's builtin-stat.c appends them to the
+ * events asked for, or to its defaults): how often given, at most 3.
+ */
+TEST(detailed_levels)
+{
+	struct stat_opts o;
+	char err[256];
+
+	ASSERT_EQ(0, PARSE(&o, err, "x"));
+	EXPECT_EQ(0U, o.detailed);
+	ASSERT_EQ(0, PARSE(&o, err, "-d", "x"));
+	EXPECT_EQ(1U, o.detailed);
+	ASSERT_EQ(0, PARSE(&o, err, "-dd", "-e", "instructions", "x"));
+	EXPECT_EQ(2U, o.detailed);
+	ASSERT_EQ(0, PARSE(&o, err, "-d", "--detailed", "-d", "x"));
+	EXPECT_EQ(3U, o.detailed);
+	ASSERT_EQ(0, PARSE(&o, err, "-dddd", "--preset", "ipc", "x"));
+	EXPECT_EQ(3U, o.detailed);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--backend", "clock", "-d", "x"));
+	EXPECT_TRUE(strstr(err, "drop -e/--preset/-d") != NULL) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, err, "--detailed=2", "x"));
+}
+
+/* The detailed events one set of setup s holds, "name=0x04 name=-" by set, into buf. */
+static const char *set_events(const struct stat_setup *s, unsigned int set, char *buf,
+			      size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->nr_events && used < len; i++) {
+		const struct stat_event *e = &s->ev[i];
+
+		if (e->set != set)
+			continue;
+		if (e->supported)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s=0x%02x", used ? " " : "",
+						 e->name, e->spec.event);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%s=-", used ? " " : "",
+						 e->name);
+	}
+	return buf;
+}
+
+/*
+ * The sets -d makes after the others: perf's detailed events in the default mode, named as
+ * perf prints them, a cache's loads and misses in one set, as many pairs in a set as the
+ * counters hold; those the core's driver has no event for are there, not supported, in the
+ * set of their pair; all optional (not supported where the CPU lacks them, as a preset's).
+ */
+TEST(detailed_sets)
+{
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300], buf[400];
+	size_t i;
+
+	opts_with(&o, NULL, NULL, NULL);
+	o.detailed = 1;
+	o.default_mode = PMUSER_COUNT_USER;
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
+	/* The default preset's 12 events in 3 sets, then -d's. */
+	EXPECT_STREQ("default", s.preset->name);
+	ASSERT_EQ(16U, s.nr_events);
+	EXPECT_EQ(4U, s.nr_sets);
+	EXPECT_STREQ("L1-dcache-loads:u=0x04 L1-dcache-load-misses:u=0x03 LLC-loads:u=0x36 "
+		     "LLC-load-misses:u=0x37", set_events(&s, 3, buf, sizeof(buf)));
+	for (i = 12; i < s.nr_events; i++) {
+		EXPECT_TRUE(s.ev[i].optional);
+		EXPECT_EQ((uint32_t)PMUSER_COUNT_USER, s.ev[i].spec.flags);
+	}
+	EXPECT_STREQ("L1-dcache-load-misses", s.ev[13].perf_name);
+	EXPECT_STREQ("L1D_CACHE_REFILL", s.ev[13].spec.name);
+
+	/* -dd and -ddd after -e's sets; the A72 has no prefetch events for perf. */
+	opts_with(&o, NULL, "instructions:k", NULL);
+	o.detailed = 3;
+	o.default_mode = PMUSER_COUNT_MASK;
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(13U, s.nr_events);
+	EXPECT_EQ(4U, s.nr_sets);
+	EXPECT_FALSE(s.ev[0].optional);
+	EXPECT_STREQ("L1-icache-loads:uk=0x14 L1-icache-load-misses:uk=0x01 dTLB-loads:uk=0x25 "
+		     "dTLB-load-misses:uk=0x05", set_events(&s, 2, buf, sizeof(buf)));
+	EXPECT_STREQ("iTLB-loads:uk=0x26 iTLB-load-misses:uk=0x02 L1-dcache-prefetches:uk=- "
+		     "L1-dcache-prefetch-misses:uk=-", set_events(&s, 3, buf, sizeof(buf)));
+	EXPECT_STREQ("L1-dcache-prefetches", s.ev[11].perf_name);
+	/* Modes differ: the cycle counter counts the default mode. */
+	EXPECT_EQ((uint32_t)PMUSER_COUNT_MASK, s.cycle_mode);
+
+	/* The counters the device reports decide the split, pairs whole. */
+	o.detailed = 2;
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 6, &s, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(3U, s.nr_sets);
+	EXPECT_EQ(1U, s.ev[6].set);
+	EXPECT_EQ(2U, s.ev[10].set);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 3, &s, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(6U, s.nr_sets);
+
+	/* The ARM1176's two counters, and its driver's map: many not supported. */
+	opts_with(&o, NULL, "instr_exec", NULL);
+	o.detailed = 3;
+	o.default_mode = PMUSER_COUNT_USER;
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_1176, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(13U, s.nr_events);
+	EXPECT_EQ(4U, s.nr_sets);
+	EXPECT_STREQ("L1-dcache-loads:u=0x0a L1-dcache-load-misses:u=0x0b LLC-loads:u=- "
+		     "LLC-load-misses:u=-", set_events(&s, 1, buf, sizeof(buf)));
+	EXPECT_STREQ("L1-icache-loads:u=- L1-icache-load-misses:u=0x00 dTLB-loads:u=- "
+		     "dTLB-load-misses:u=0x04", set_events(&s, 2, buf, sizeof(buf)));
+	EXPECT_STREQ("iTLB-loads:u=- iTLB-load-misses:u=0x03 L1-dcache-prefetches:u=- "
+		     "L1-dcache-prefetch-misses:u=-", set_events(&s, 3, buf, sizeof(buf)));
+
+	/* No room left: refused, naming -d. */
+	opts_with(&o, NULL, "0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,"
+		  "0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08,0x08",
+		  NULL);
+	o.detailed = 2;
+	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "-d: more than 31 events") != NULL) TH_LOG("%s", err);
+	opts_with(&o, NULL, NULL, NULL);
+	for (i = 0; i < STAT_MAX_SETS; i++)
+		o.event_args[o.nr_event_args++] = "0x08";
+	o.detailed = 1;
+	EXPECT_EQ(-E2BIG, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err)));
+	EXPECT_TRUE(strstr(err, "-d: more than 16 event sets") != NULL) TH_LOG("%s", err);
 }
 
 /* The metric labelled label among m[0..n) of the calling test. */
@@ -1063,6 +1195,88 @@ TEST(perf_stat_x_lines)
 	text = sep_text(&o, &s, r);
 	EXPECT_EQ(0, strncmp(text, "# started on ", 13)) TH_LOG("%s", text);
 	EXPECT_TRUE(strstr(text, "\n\nCPU0;300;") != NULL) TH_LOG("%s", text);
+	free(text);
+	free(r);
+}
+
+/*
+ * perf stat's cache metrics beside a cache's load misses, over its loads of the same mode
+ * (Debian's perf 6.1, tools/perf/util/stat-shadow.c): "of all L1-dcache accesses", "of all
+ * L1-icache accesses", "of all LL-cache accesses", "of all dTLB cache accesses", "of all iTLB
+ * cache accesses", whichever of perf's spellings named them; not over stores, nor over loads
+ * of another mode.
+ */
+TEST(perf_stat_cache_metrics)
+{
+	char *argv[] = { "pmu-stat", "-x", ",", "-e",
+			 "L1-dcache-loads:u,l1d-misses:u,LLC:u,LLC-load-misses:u,dTLB-loads:u,"
+			 "d-tlb-load-misses:u,iTLB-loads:u,iTLB-load-misses:u,L1-icache-loads:u,"
+			 "L1-icache-load-misses:u,L1-dcache-store-misses:u,dTLB-load-misses:k", "x",
+			 NULL };
+	static const uint64_t counts[] = { 400, 10, 50, 5, 200, 2, 100, 1, 300, 30, 7, 9 };
+	struct stat_result *r = calloc(1, sizeof(*r));
+	struct stat_setup s;
+	struct stat_opts o;
+	char err[300], *text;
+	size_t i;
+
+	ASSERT_TRUE(r != NULL);
+	ASSERT_EQ(0, stat_opts_parse(6, argv, &o, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(12U, s.nr_events);
+	EXPECT_STREQ("L1-dcache-load-misses", s.ev[1].perf_name);
+	EXPECT_STREQ("LLC-loads", s.ev[2].perf_name);
+	EXPECT_STREQ("dTLB-load-misses", s.ev[5].perf_name);
+	r->backend = STAT_PERF_READ;
+	r->runs = 1;
+	r->have_cycles = true;
+	r->cycles.supported = true;
+	for (i = 0; i < s.nr_events; i++)
+		counted(&s.ev[i], counts[i], (double)counts[i], 1e6, 1e6);
+	text = sep_text(&o, &s, r);
+	ASSERT_TRUE(text != NULL);
+	EXPECT_STREQ("400,,L1-dcache-loads:u,1000000,100.00,,\n"
+		     "10,,l1d-misses:u,1000000,100.00,2.50,of all L1-dcache accesses\n"
+		     "50,,LLC:u,1000000,100.00,,\n"
+		     "5,,LLC-load-misses:u,1000000,100.00,10.00,of all LL-cache accesses\n"
+		     "200,,dTLB-loads:u,1000000,100.00,,\n"
+		     "2,,d-tlb-load-misses:u,1000000,100.00,1.00,of all dTLB cache accesses\n"
+		     "100,,iTLB-loads:u,1000000,100.00,,\n"
+		     "1,,iTLB-load-misses:u,1000000,100.00,1.00,of all iTLB cache accesses\n"
+		     "300,,L1-icache-loads:u,1000000,100.00,,\n"
+		     "30,,L1-icache-load-misses:u,1000000,100.00,10.00,of all L1-icache accesses\n"
+		     "7,,L1-dcache-store-misses:u,1000000,100.00,,\n"
+		     "9,,dTLB-load-misses:k,1000000,100.00,,\n", text);
+	free(text);
+	/* -d's events get their metrics too. */
+	{
+		char *argv_d[] = { "pmu-stat", "-x", ",", "-d", "-e", "instructions:u", "x", NULL };
+		struct stat_setup sd;
+		struct stat_opts od;
+
+		ASSERT_EQ(0, stat_opts_parse(7, argv_d, &od, err, sizeof(err))) TH_LOG("%s", err);
+		od.default_mode = PMUSER_COUNT_USER;
+		ASSERT_EQ(0, stat_setup_events(&od, MIDR_A72, 0, &sd, err, sizeof(err)))
+			TH_LOG("%s", err);
+		ASSERT_EQ(5U, sd.nr_events);
+		for (i = 0; i < sd.nr_events; i++)
+			counted(&sd.ev[i], counts[i] * 10, (double)counts[i] * 10, 1e6, 1e6);
+		text = sep_text(&od, &sd, r);
+		EXPECT_STREQ("4000,,instructions:u,1000000,100.00,,\n"
+			     "100,,L1-dcache-loads:u,1000000,100.00,,\n"
+			     "500,,L1-dcache-load-misses:u,1000000,100.00,500.00,of all L1-dcache accesses\n"
+			     "50,,LLC-loads:u,1000000,100.00,,\n"
+			     "2000,,LLC-load-misses:u,1000000,100.00,4000.00,of all LL-cache accesses\n",
+			     text);
+		free(text);
+	}
+	/* Loads never counted, or counted 0: no metric, as for perf's other metrics. */
+	counted(&s.ev[0], 0, 0, 1e6, 1e6);
+	counted(&s.ev[2], 0, 0, 1e6, 0);
+	text = sep_text(&o, &s, r);
+	EXPECT_TRUE(strstr(text, "10,,l1d-misses:u,1000000,100.00,,\n") != NULL) TH_LOG("%s", text);
+	EXPECT_TRUE(strstr(text, "5,,LLC-load-misses:u,1000000,100.00,,\n") != NULL)
+		TH_LOG("%s", text);
 	free(text);
 	free(r);
 }
