@@ -350,14 +350,18 @@ void pmuser_counters_close(struct pmuser_counters *c);
  * counters, each set in turn, at a period of the caller's choosing. Counts restart at 0,
  * pmuser_counters_nr() and the names follow the new events, the calibrated bias is dropped,
  * and the hardware counters and slots may move: take pmuser_counters_hw() and _slot() again.
+ * Call it from the thread that opened the set, still on the set's CPU where it has one: it
+ * probes the new counters there with pmuser_counter_probe(), so it is not thread-safe, and
+ * on arm64 another thread reading inline meanwhile may trap (SIGILL) until it returns.
  * Returns 0, or -errno with why (whylen bytes, may be NULL) naming the step that failed:
  * -EINVAL (bad arguments; the set is unchanged), -EOPNOTSUPP on the other backends (the set
  * is unchanged) or for an event the CPU does not count without PMUSER_COUNTERS_OPTIONAL,
- * -EBUSY where perf has no counters for the events (another perf user holds them), or the
- * error of a device call. After a failure past the argument checks the set holds nothing:
- * every counter reads as unsupported, pmuser_counters_read(), _read_raw() and _reset() fail
- * with -ENODATA and regions are invalid, until a reconfiguration succeeds. Like the open,
- * it probes the new counters with pmuser_counter_probe(), so it is not thread-safe.
+ * -ENOSPC for more events than the CPU has counters, -EBUSY where perf has no counters for
+ * the events (another perf user holds them), -EPERM where the new counters' reads trap, or
+ * the error of a device call. After a failure past the argument checks the set holds
+ * nothing: every counter reads as unsupported, pmuser_counters_read(), _read_raw(),
+ * _enable() and _reset() fail with -ENODATA, regions are invalid and the timer says none,
+ * until a reconfiguration succeeds.
  */
 int pmuser_counters_reconfigure(struct pmuser_counters *c,
 				const struct pmuser_evspec_entry events[], size_t nr_events,

@@ -377,6 +377,7 @@ static int module_reconfigure(struct pmuser_counters *c, char *why, size_t whyle
 	c->nr_read = 0;
 	pmuser__module_readers(c, 0, 0);
 	c->read_raw = module_lost_read_raw;
+	snprintf(c->timer, sizeof(c->timer), "none: the set holds no counters");
 	return ret;
 }
 

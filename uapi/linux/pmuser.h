@@ -189,14 +189,17 @@ struct pmuser_event_config {
 /*
  * PMUSER_IOC_CONFIGURE: hold counters on a set of CPUs through the kernel's perf subsystem,
  * so no other perf user is given or reprograms them. Replaces any configuration this file
- * held; fails with EBUSY while another file holds one. Released by PMUSER_IOC_RELEASE or
- * when the file is closed. The caller needs the right to count CPU-wide, and to count kernel
- * mode if the configuration does (PMUSER_RIGHT_*, EACCES otherwise); a configuration that
- * counts kernel mode fails with EBUSY while a file through which a caller without that right
- * mapped the page or was granted is open. On arm64 perf grants reads only while counters
- * are in use on a CPU: a granted thread switched back in while a replacement is under way
- * traps on an inline read until the new counters are held (SIGILL), so replace a
- * configuration with no other thread reading inline.
+ * held; fails with EBUSY while another file holds one. A request refused before anything is
+ * replaced (more events than a CPU's counters, ENOSPC; an event a CPU lacks, EOPNOTSUPP)
+ * leaves the previous configuration counting; one that fails later leaves it held again,
+ * counting from 0 and perhaps on other counters, where perf has room for it, else nothing.
+ * Released by PMUSER_IOC_RELEASE or when the file is closed. The caller needs the right to
+ * count CPU-wide, and to count kernel mode if the configuration does (PMUSER_RIGHT_*, EACCES
+ * otherwise); a configuration that counts kernel mode fails with EBUSY while a file through
+ * which a caller without that right mapped the page or was granted is open. On arm64 perf
+ * grants reads only while counters are in use on a CPU: a granted thread switched back in
+ * while a replacement is under way traps on an inline read until the new counters are held
+ * (SIGILL), so replace a configuration with no other thread reading inline.
  */
 struct pmuser_config {
 	__u32 size;
