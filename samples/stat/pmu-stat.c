@@ -431,8 +431,8 @@ static int prepare(struct run *x, int argc, char **argv)
 		return STAT_EXIT_USAGE;
 	/* Presets split into sets the CPU's counters hold; the device says how many. */
 	ret = stat_setup_events(&x->o, stat_sys_midr(&x->sys),
-				x->sys.have_cpu_info ? x->sys.cpu_info.nr_counters : 0, &x->s, err,
-				sizeof(err));
+				x->sys.have_cpu_info ? stat_set_counters(&x->sys.cpu_info) : 0,
+				&x->s, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "pmu-stat: %s\n", err);
 		return STAT_EXIT_USAGE;

@@ -219,6 +219,12 @@ void stat_sys_collect(struct stat_sys *sys);
 uint32_t stat_sys_midr(const struct stat_sys *sys);
 /* Whether cpu is online and allowed for pmu-stat. */
 bool stat_sys_has_cpu(const struct stat_sys *sys, int cpu);
+/*
+ * The event counters a set has beside its cycle count on a CPU: all of them, one fewer where
+ * the core keeps cycles off the cycle counter (perf and the library count them on an event
+ * counter there).
+ */
+unsigned int stat_set_counters(const struct pmuser_cpu_info *ci);
 /* The online CPUs (sysfs), whatever pmu-stat may run on: count, or -errno. */
 int stat_online_cpus(int *cpus, unsigned int max);
 

@@ -854,7 +854,7 @@ static int module_set_fail(struct module_state *m, const struct stat_setup *s,
 	char why[sizeof(m->why)];
 	size_t i;
 
-	snprintf(why, sizeof(why), "%s", m->why);
+	snprintf(why, sizeof(why), "%s", m->why[0] ? m->why : strerror(-ret));
 	if (ret == -EPERM)
 		return stat_fail(ret, err, errlen,
 				 "module backend: inline counter reads do not work on CPU %d (%s)",
@@ -940,10 +940,10 @@ static int module_prepare(struct module_state *m, const struct stat_opts *o,
 		for (i = 0; i < s->nr_events; i++)
 			if (s->ev[i].set == set && s->ev[i].supported)
 				n++;
-		if (n > m->ci.nr_counters)
+		if (n > stat_set_counters(&m->ci))
 			return stat_fail(-E2BIG, err, errlen,
-				    "event set %u has %u events but CPU %d has %u event counters: the module backend counts one set at a time, so split it with more -e options",
-				    set, n, m->cpu, m->ci.nr_counters);
+				    "event set %u has %u events but CPU %d has %u event counters beside its cycles: the module backend counts one set at a time, so split it with more -e options",
+				    set, n, m->cpu, stat_set_counters(&m->ci));
 		if (n)
 			m->rotation[m->nr_rotation++] = set;
 	}
@@ -1004,7 +1004,7 @@ static int module_start(struct module_state *m, const struct stat_opts *o, struc
 	r->module_cpu = m->cpu;
 	r->have_cycles = true;
 	r->cycles.supported = true;
-	snprintf(r->timer, sizeof(r->timer), "inline cycle counter (%u-bit)", m->ci.cycle_bits);
+	snprintf(r->timer, sizeof(r->timer), "%s", pmuser_counters_timer(m->c));
 	snprintf(r->backend_desc, sizeof(r->backend_desc),
 		 "module: counts everything on CPU %d (the command is pinned there), cycles %s mode; %u event set%s rotated every %u ms",
 		 m->cpu, m->mode == PMUSER_COUNT_USER ? "user" :

@@ -272,3 +272,10 @@ void stat_thread_comm(pid_t tid, char *buf, size_t len)
 	if (f)
 		fclose(f);
 }
+
+unsigned int stat_set_counters(const struct pmuser_cpu_info *ci)
+{
+	if (ci->el0_flags & PMUSER_CPU_EL0_CYCLES_OFF_PMCCNTR && ci->nr_counters)
+		return ci->nr_counters - 1;
+	return ci->nr_counters;
+}
