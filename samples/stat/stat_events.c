@@ -70,9 +70,10 @@ static void set_perf_name(struct stat_event *e, const char *el, size_t len)
 /*
  * One event set: the library parses it (and words every error); each event is then named as
  * perf names it, as written, and one written without a mode gets mode, which its name then
- * shows as perf shows a modifier: "instructions:uk", "armv8_pmuv3/event=0x8/u".
+ * shows as perf shows a modifier: "instructions:uk", "armv8_pmuv3/event=0x8/u". In a group
+ * given a mode (moded) an event's own one is refused: perf would count both modes' union.
  */
-static int add_set(struct stat_setup *s, uint32_t mode, const char *spec, char *err,
+static int add_set(struct stat_setup *s, uint32_t mode, bool moded, const char *spec, char *err,
 		   size_t errlen)
 {
 	struct pmuser_evspec_entry ent[STAT_MAX_EVENTS];
@@ -100,7 +101,11 @@ static int add_set(struct stat_setup *s, uint32_t mode, const char *spec, char *
 		size_t len = ent[i].length;
 		bool pmu;
 
-		if (element_has_mode(el, len, &pmu)) {
+		if (element_has_mode(el, len, &pmu) && moded) {
+			return stat_fail(-EINVAL, err, errlen,
+				    "event set %u ('%.*s%s'): %.*s has a mode of its own in a group given one: write the mode in one place",
+				    s->nr_sets, SPEC_QUOTE, spec, cut, (int)len, el);
+		} else if (element_has_mode(el, len, &pmu)) {
 			snprintf(name, sizeof(name), "%.*s", (int)len, el);
 		} else {
 			ent[i].flags = mode;
@@ -115,33 +120,32 @@ static int add_set(struct stat_setup *s, uint32_t mode, const char *spec, char *
 	return 0;
 }
 
-/* A group's modifier text[0..len): u, k or both, as perf writes them. */
+/* A group's modifier text[0..len): u, k or both, each once, as an event's are written. */
 static int group_mode(const char *text, size_t len, uint32_t *mode)
 {
+	uint32_t bit;
 	size_t i;
 
 	*mode = 0;
 	for (i = 0; i < len; i++) {
-		if (text[i] == 'u')
-			*mode |= PMUSER_COUNT_USER;
-		else if (text[i] == 'k')
-			*mode |= PMUSER_COUNT_KERNEL;
-		else
+		bit = text[i] == 'u' ? PMUSER_COUNT_USER : text[i] == 'k' ? PMUSER_COUNT_KERNEL : 0;
+		if (!bit || *mode & bit)
 			return -EINVAL;
+		*mode |= bit;
 	}
 	return len ? 0 : -EINVAL;
 }
 
-/* The set spec[0..len) in mode, through a copy that ends there. */
-static int add_part(struct stat_setup *s, uint32_t mode, const char *spec, size_t len, char *err,
-		    size_t errlen)
+/* The set spec[0..len) in mode (a group's when moded), through a copy that ends there. */
+static int add_part(struct stat_setup *s, uint32_t mode, bool moded, const char *spec,
+		    size_t len, char *err, size_t errlen)
 {
 	char *part = strndup(spec, len);
 	int ret;
 
 	if (!part)
 		return stat_fail(-ENOMEM, err, errlen, "out of memory");
-	ret = add_set(s, mode, part, err, errlen);
+	ret = add_set(s, mode, moded, part, err, errlen);
 	free(part);
 	return ret;
 }
@@ -160,7 +164,7 @@ static int add_arg(struct stat_setup *s, const struct stat_opts *o, const char *
 	int ret;
 
 	if (!strpbrk(arg, "{}"))
-		return add_set(s, default_mode(o), arg, err, errlen);
+		return add_set(s, default_mode(o), false, arg, err, errlen);
 	while (*p) {
 		mode = default_mode(o);
 		if (*p != '{') {
@@ -173,11 +177,15 @@ static int add_arg(struct stat_setup *s, const struct stat_opts *o, const char *
 					    (size_t)(close - arg) + 1);
 			/* The run of events before a group ends with the comma before it. */
 			len = (size_t)(end - p);
-			if (open && (len < 2 || p[len - 1] != ','))
+			if (open && p[len - 1] != ',')
 				return stat_fail(-EINVAL, err, errlen,
 					    "-e '%s': a group at %zu follows no comma", arg,
 					    (size_t)(open - arg) + 1);
-			ret = add_part(s, mode, p, open ? len - 1 : len, err, errlen);
+			if (open && len == 1)
+				return stat_fail(-EINVAL, err, errlen,
+					    "-e '%s': an empty event before the group at %zu", arg,
+					    (size_t)(open - arg) + 1);
+			ret = add_part(s, mode, false, p, open ? len - 1 : len, err, errlen);
 			if (ret)
 				return ret;
 			p = end;
@@ -198,7 +206,7 @@ static int add_arg(struct stat_setup *s, const struct stat_opts *o, const char *
 			return stat_fail(-EINVAL, err, errlen,
 				    "-e '%s': '%.*s' after a group: a group ends in '}', ':u', ':k' or ':uk'",
 				    arg, (int)len, end);
-		ret = add_part(s, mode, p + 1, (size_t)(close - p - 1), err, errlen);
+		ret = add_part(s, mode, len > 0, p + 1, (size_t)(close - p - 1), err, errlen);
 		if (ret)
 			return ret;
 		p = end + len;

@@ -322,30 +322,37 @@ TEST(perf_groups_are_sets)
 		{ "{inst_retired}:", "':' after a group" },
 		{ "inst_retired{cpu_cycles}", "a group at 13 follows no comma" },
 		{ "{inst_retired},", "ends in a comma" },
+		{ ",{inst_retired}", "an empty event before the group at 2" },
+		{ "{inst_retired}:uu", "':uu' after a group" },
+		{ "{cycles:k,instructions}:u", "cycles:k has a mode of its own in a group given one" },
 	};
 	struct stat_setup s;
 	struct stat_opts o;
 	char err[300];
 	unsigned int i;
 
-	opts_with(&o, NULL, "{inst_retired,cpu_cycles:u}:k,{l1d_cache}", "r8,{0x11},r1b,0x3");
+	opts_with(&o, NULL, "{inst_retired,cpu_cycles}:k,{l1d_cache,l1d_cache_refill:k}",
+		  "r8,{0x11},r1b,0x3");
 	o.default_mode = PMUSER_COUNT_USER;
 	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(5U, s.nr_sets);
-	ASSERT_EQ(7U, s.nr_events);
+	ASSERT_EQ(8U, s.nr_events);
 	EXPECT_STREQ("inst_retired:k", s.ev[0].name);
 	EXPECT_EQ((uint32_t)PMUSER_COUNT_KERNEL, s.ev[0].spec.flags);
-	EXPECT_STREQ("cpu_cycles:u", s.ev[1].name);
+	EXPECT_STREQ("cpu_cycles:k", s.ev[1].name);
 	EXPECT_EQ(0U, s.ev[1].set);
 	EXPECT_STREQ("l1d_cache:u", s.ev[2].name);
 	EXPECT_EQ(1U, s.ev[2].set);
-	EXPECT_STREQ("r8:u", s.ev[3].name);
-	EXPECT_EQ(2U, s.ev[3].set);
-	EXPECT_EQ(0x11U, s.ev[4].spec.event);
-	EXPECT_EQ(3U, s.ev[4].set);
-	EXPECT_STREQ("r1b:u", s.ev[5].name);
-	EXPECT_EQ(4U, s.ev[5].set);
+	/* In a group without a mode of its own an event keeps its own. */
+	EXPECT_STREQ("l1d_cache_refill:k", s.ev[3].name);
+	EXPECT_EQ(1U, s.ev[3].set);
+	EXPECT_STREQ("r8:u", s.ev[4].name);
+	EXPECT_EQ(2U, s.ev[4].set);
+	EXPECT_EQ(0x11U, s.ev[5].spec.event);
+	EXPECT_EQ(3U, s.ev[5].set);
+	EXPECT_STREQ("r1b:u", s.ev[6].name);
 	EXPECT_EQ(4U, s.ev[6].set);
+	EXPECT_EQ(4U, s.ev[7].set);
 	/* perf's own spelling of a group in both modes. */
 	opts_with(&o, NULL, "{instructions,cycles}:uk", NULL);
 	ASSERT_EQ(0, stat_setup_events(&o, MIDR_A72, 0, &s, err, sizeof(err))) TH_LOG("%s", err);
