@@ -622,10 +622,11 @@ fi
 
 # One module client: the tools count through the library's counter sets (pmuser_counters_*,
 # whose open and reconfiguration hold, grant and map), never through the device's holding
-# calls themselves. Three tools are about those calls and keep them: pmu-hello shows the ABI
-# step by step, pmu-scale times the ioctls, pmu-overhead times grants and what they inherit.
+# calls themselves, the library's wrappers or the ioctls they wrap. Three tools are about
+# those calls and keep them: pmu-hello shows the ABI step by step, pmu-scale times the
+# ioctls, pmu-overhead times grants and what they inherit.
 grep -rlE --include='*.[ch]' \
-	'\<pmuser_(device_(configure|reset|release|grant|revoke)|page_map)[[:space:]]*\(' \
+	'\<pmuser_(device_(configure|reset|release|grant|revoke)|page_map)[[:space:]]*\(|\<PMUSER_IOC_(CONFIGURE|RESET|RELEASE|GRANT|REVOKE)\>' \
 	"$PMUSER_TOP/samples" | sed "s|^$PMUSER_TOP/||" | sort |
 	grep -vxE 'samples/(pmu-hello|pmu-scale|pmu-overhead)\.c' >"$tmp/client"
 sed 's/$/: holds counters through the device itself, not a pmuser_counters set/' \
