@@ -85,6 +85,12 @@ struct pmuser_counters {
 					 * clock: at every reset */
 	uint64_t t_base;		/* module, clock: CLOCK_MONOTONIC_RAW ns at open/reset */
 	char timer[96];
+	/*
+	 * module: the device and the CPU the set counts on (the open's CPU for a set without
+	 * one) as the open found them, for reconfigurations
+	 */
+	struct pmuser_info dev_info;
+	struct pmuser_cpu_info dev_ci;
 };
 
 /*

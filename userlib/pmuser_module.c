@@ -234,26 +234,34 @@ static void module_timer(struct pmuser_counters *c, const struct pmuser_cpu_info
 
 /*
  * Holds the set's counters (ctr[], from attr) through CONFIGURE, which replaces what the file
- * held, and chooses their readers. At open (first) it maps the page and grants the thread.
+ * held, and chooses their readers. At open (first) it learns the set's CPU, maps the page and
+ * grants the thread. A reconfiguration of a set with a CPU asks the device nothing before
+ * CONFIGURE: the CPU's PMU is as the open found it, and the time of every call between the
+ * old set's last read and the new set's start goes uncounted (a CPU_INFO takes tens of ms
+ * on PREEMPT_RT). After CONFIGURE it rechecks the grants only where they are per counter
+ * (PMUv3p9); elsewhere the probe proves the new counters' reads.
  */
-static int module_hold(struct pmuser_counters *c, const struct pmuser_info *info, bool first,
-		       char *why, size_t whylen)
+static int module_hold(struct pmuser_counters *c, bool first, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
+	const struct pmuser_info *info = &c->dev_info;
+	const struct pmuser_cpu_info *ci = &c->dev_ci;
 	struct pmuser_config cfg = { 0 };
-	struct pmuser_cpu_info ci;
 	unsigned int cpu;
 	int ret;
 
 	if (a->cpu >= 0)
 		cfg.cpus[a->cpu / 64] = 1ULL << (a->cpu % 64);
 	cpu = a->cpu >= 0 ? (unsigned int)a->cpu : (unsigned int)sched_getcpu();
-	ret = pmuser_device_cpu_info(c->dev_fd, cpu, &ci);
-	if (ret)
-		return module_why(ret, why, whylen, "PMUSER_IOC_CPU_INFO", PMUSER_IOC_CPU_INFO);
-	ret = grants_before(c, info, &ci, why, whylen);
+	if (first || a->cpu < 0) {
+		ret = pmuser_device_cpu_info(c->dev_fd, cpu, &c->dev_ci);
+		if (ret)
+			return module_why(ret, why, whylen, "PMUSER_IOC_CPU_INFO",
+					  PMUSER_IOC_CPU_INFO);
+	}
+	ret = grants_before(c, info, ci, why, whylen);
 	if (!ret)
-		ret = config_build(c, &ci, &cfg, why, whylen);
+		ret = config_build(c, ci, &cfg, why, whylen);
 	if (ret)
 		return ret;
 	ret = pmuser_device_configure(c->dev_fd, &cfg);
@@ -266,7 +274,7 @@ static int module_hold(struct pmuser_counters *c, const struct pmuser_info *info
 			return module_why(ret, why, whylen, "mapping the counter page", 0);
 	}
 	page_widths(c, (unsigned int)sched_getcpu());
-	pmuser__module_readers(c, ci.pmu_version, info->page_flags);
+	pmuser__module_readers(c, ci->pmu_version, info->page_flags);
 	/*
 	 * EEXIST: the program granted this thread itself (through another file, or for the
 	 * threads it creates too); reads work while that grant lasts. A grant outlives the
@@ -277,19 +285,21 @@ static int module_hold(struct pmuser_counters *c, const struct pmuser_info *info
 		if (ret && ret != -EEXIST)
 			return module_why(ret, why, whylen, "PMUSER_IOC_GRANT", PMUSER_IOC_GRANT);
 	}
-	ret = grants_after(c, info, why, whylen);
-	if (ret)
-		return ret;
+	if (first || ci->el0_flags & PMUSER_CPU_EL0_PMUV3P9) {
+		ret = grants_after(c, info, why, whylen);
+		if (ret)
+			return ret;
+	}
 	if (!module_reads_work(c))
 		return module_why(-EPERM, why, whylen, "inline read traps (SIGILL)", 0);
-	module_timer(c, &ci);
+	module_timer(c, ci);
 	return 0;
 }
 
 static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 {
 	const struct pmuser_counters_attr *a = &c->attr;
-	struct pmuser_info info;
+	struct pmuser_info *info = &c->dev_info;
 	int ret;
 
 	if (PMUSER_FAST_ARCH == PMUSER_ARCH_NONE) {
@@ -306,26 +316,26 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 		c->dev_fd = -1;
 		return module_why(ret, why, whylen, PMUSER_DEVICE, 0);
 	}
-	ret = pmuser_device_info(c->dev_fd, &info);
+	ret = pmuser_device_info(c->dev_fd, info);
 	if (ret) {
 		module_why(ret, why, whylen, "PMUSER_IOC_INFO", PMUSER_IOC_INFO);
 		goto fail;
 	}
-	if (info.abi_version != PMUSER_ABI_VERSION) {
+	if (info->abi_version != PMUSER_ABI_VERSION) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "the module's ABI is %u, this library's %u",
-			 info.abi_version, PMUSER_ABI_VERSION);
+			 info->abi_version, PMUSER_ABI_VERSION);
 		ret = module_why(-EPROTO, why, whylen, what, 0);
 		goto fail;
 	}
-	if (info.arch != PMUSER_FAST_ARCH) {
+	if (info->arch != PMUSER_FAST_ARCH) {
 		ret = module_why(-EOPNOTSUPP, why, whylen,
 				 "module and program architectures differ", 0);
 		goto fail;
 	}
 	if (a->cpu >= 0) {
-		if ((unsigned int)a->cpu >= info.nr_cpus || a->cpu >= PMUSER_MAX_CPUS) {
+		if ((unsigned int)a->cpu >= info->nr_cpus || a->cpu >= PMUSER_MAX_CPUS) {
 			ret = module_why(-EINVAL, why, whylen, "CPU number", 0);
 			goto fail;
 		}
@@ -335,7 +345,7 @@ static int module_open(struct pmuser_counters *c, char *why, size_t whylen)
 			goto fail;
 		}
 	}
-	ret = module_hold(c, &info, true, why, whylen);
+	ret = module_hold(c, true, why, whylen);
 	if (ret)
 		goto fail;
 	return 0;
@@ -356,15 +366,10 @@ static int module_lost_read_raw(struct pmuser_counters *c, uint64_t values[])
 
 static int module_reconfigure(struct pmuser_counters *c, char *why, size_t whylen)
 {
-	struct pmuser_info info;
 	unsigned int i;
 	int ret;
 
-	ret = pmuser_device_info(c->dev_fd, &info);
-	if (ret)
-		module_why(ret, why, whylen, "PMUSER_IOC_INFO", PMUSER_IOC_INFO);
-	else
-		ret = module_hold(c, &info, false, why, whylen);
+	ret = module_hold(c, false, why, whylen);
 	c->lost = ret != 0;
 	if (!ret)
 		return 0;
