@@ -24,9 +24,9 @@ smp=${PMUSER_SMP:-$T_SMP}
 # runs the next), the job PMUSER_TIMEOUT. Host-time backstops catch hangs that stop the guest's
 # clock (PMUSER_STALL_TIMEOUT) or crawl (PMUSER_HOST_TIMEOUT; guest-console.pl). A guest that
 # deadlocks idles, and idle guest time runs ahead to the guest budgets; so the host limit only
-# bounds a crawl and is set far beyond the slowest job on a host shared four ways (the longest,
-# arm64-7.3-max, takes about 23 min of host time beside one other guest). Without -icount the
-# guest's clock is the host's.
+# bounds a crawl and is set far beyond the slowest job on a host shared four ways (the longest
+# takes under 25 min of host time beside one other guest). Without -icount the guest's clock
+# is the host's.
 test_limit=${PMUSER_TEST_TIMEOUT:-300}
 limit=${PMUSER_TIMEOUT:-1200}
 host_limit=${PMUSER_HOST_TIMEOUT:-10800}
@@ -95,7 +95,7 @@ qemu=("$T_QEMU" -M "$T_MACHINE" -m "$T_MEM" -nographic -no-reboot -nic none
 	-kernel "$T_KERNEL" -initrd "$work/initramfs.cpio.gz")
 [ -n "$T_CPU" ] && qemu+=(-cpu "$T_CPU")
 [ "${PMUSER_ICOUNT:-1}" = 1 ] && qemu+=(-icount shift=0)
-append="console=$T_CONSOLE loglevel=1 panic=-1 rdinit=/init"
+append="console=$T_CONSOLE loglevel=1 panic=-1 rdinit=/init${T_APPEND:+ $T_APPEND}"
 
 case "$T_NAME" in
 *-v8)

@@ -4,10 +4,12 @@
 
 # The one list of targets: the Makefile reads it for check-TARGET and build-TARGET. make check
 # starts them in this order, two at a time: the longest jobs first.
-PMUSER_TARGETS="arm64-7.3-max arm64-7.3-bl arm64-7.3-rt arm64-6.12 arm64-6.1 arm64-7.3 armhf-6.12-v8 armhf-6.12 armhf-6.1 armel-6.1"
+PMUSER_TARGETS="arm64-6.1 arm64-7.3-rt armhf-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3-max arm64-7.3-bl arm64-6.12 arm64-7.3 armel-6.1"
 
 pmuser_target() {
 	T_NAME=$1
+	# T_APPEND: words the target adds to the guest kernel's command line.
+	T_APPEND=
 	case "$1" in
 	arm64-6.1 | arm64-6.12 | arm64-7.3 | arm64-7.3-rt | arm64-7.3-max | arm64-7.3-bl)
 		T_ARCH=arm64 T_DEBARCH=arm64 T_FLAVOUR=arm64
@@ -16,10 +18,22 @@ pmuser_target() {
 		T_CROSS=aarch64-linux-gnu-
 		T_QEMU=qemu-system-aarch64 T_MACHINE=virt T_CPU=cortex-a72
 		# QEMU's "max": a PMUv3p5 core (64-bit event counters, PMCR.LP), as Neoverse V1/V2/N2,
-		# Ampere One and the Cortex-A710/X cores are.
-		[ "$1" = arm64-7.3-max ] && T_CPU=max
+		# Ampere One and the Cortex-A710/X cores are. Its pointer authentication uses QEMU's
+		# cheap IMP DEF algorithm: QEMU computes the architected QARMA5 one slowly, at every
+		# signed return of the kernel.
+		[ "$1" = arm64-7.3-max ] && T_CPU=max,pauth-impdef=on
 		T_CONSOLE=ttyAMA0 T_SMP=2 T_MEM=512
 		T_MODPARAMS= T_CFLAGS=
+		# QEMU gives the Debian kernel a KASLR seed, and a randomised Cortex-A72 kernel
+		# unmaps itself from EL0 (KPTI): an ASID switch at every kernel entry and exit, at
+		# each of which QEMU flushes its whole TLB (docs/design.md, "Emulated targets").
+		# arm64-6.1 keeps KASLR and KPTI, as a board whose firmware seeds KASLR runs; the
+		# other Cortex-A72 targets boot without. The max core has E0PD, which KASLR takes
+		# instead of KPTI.
+		case "$1" in
+		arm64-6.1 | arm64-7.3-max) ;;
+		*) T_APPEND=nokaslr ;;
+		esac
 		;;
 	armhf-6.1 | armhf-6.12)
 		# icount with -smp 2 hangs 32-bit guests in QEMU 7.2: one CPU here.
