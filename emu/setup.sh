@@ -227,8 +227,7 @@ fetch_target() {
 	mkdir -p "$PMUSER_CACHE/targets"
 	exec 9>"$PMUSER_CACHE/targets/$T_KTARGET.lock"
 	flock 9
-	# A tree unpacked for another flavour of the same package version lacks this kernel.
-	if [ -f "$stamp" ] && [ -f "$T_KERNEL" ]; then
+	if [ -f "$stamp" ]; then
 		[ -z "$T_KRESOLVE" ] || log "$t: kernel $T_KREL ($T_KPKG)"
 		return 0
 	fi

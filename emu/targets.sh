@@ -4,7 +4,7 @@
 
 # The one list of targets: the Makefile reads it for check-TARGET and build-TARGET. make check
 # starts them in this order, two at a time: the longest jobs first.
-PMUSER_TARGETS="arm64-6.1 arm64-7.3-rt armhf-6.1 armhf-6.12 armhf-6.12-v8 arm64-7.3-max arm64-7.3-bl arm64-6.12 arm64-7.3 armel-6.1"
+PMUSER_TARGETS="armhf-6.12 armhf-6.1 armhf-6.12-v8 arm64-6.1 arm64-7.3-rt arm64-7.3-max arm64-6.12 arm64-7.3-bl arm64-7.3 armel-6.1"
 
 pmuser_target() {
 	T_NAME=$1
